@@ -1,0 +1,3 @@
+from legion_llm.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""Command line: parse options, call the library, render human text or --json."""

@@ -1,0 +1,90 @@
+"""Options every command takes (--root, --today, --json) and the result every command returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from legion_llm.config import Settings, load_settings
+from legion_llm.errors import UsageError
+from legion_llm.project import MemoryPaths, resolve_root
+
+RootOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--root",
+        help="Project folder (default: nearest folder upward holding .planning/, else this one).",
+    ),
+]
+TodayOpt = Annotated[
+    str | None, typer.Option("--today", help="Use this date (YYYY-MM-DD) as today.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
+BranchOpt = Annotated[str, typer.Option("--branch", help="all, current, or a branch name.")]
+
+
+def split_option(value: str | None) -> list[str]:
+    """'a, b,c' -> ['a', 'b', 'c']."""
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+@dataclass(frozen=True)
+class Common:
+    root: Path
+    today: date
+    as_json: bool
+
+    @property
+    def paths(self) -> MemoryPaths:
+        return MemoryPaths(self.root)
+
+    def settings(self) -> Settings:
+        return load_settings(self.paths.settings)
+
+
+def common(root: Path | None, today: str | None, as_json: bool) -> Common:
+    return Common(resolve_root(root), parse_today(today), as_json)
+
+
+def parse_today(value: str | None) -> date:
+    if value is None:
+        return date.today()
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"--today must be a date like 2026-03-01, not {value!r}") from None
+
+
+@dataclass
+class CommandResult:
+    """What a command hands to the renderer: data for --json, a human view, warnings."""
+
+    command: str
+    data: Any
+    human: Callable[[], None] | str | None = None
+    warnings: list[str] = field(default_factory=list)
+    exit_code: int = 0
+
+
+def resolve_branch(value: str, root: Path) -> str | None:
+    """--branch all -> None (no filter); current -> the git branch; else the name given."""
+    if value == "all":
+        return None
+    if value == "current":
+        from legion_llm.memory.gitinfo import current_branch
+
+        return current_branch(root)
+    return value
+
+
+def finish(result: CommandResult, options: Common) -> None:
+    from legion_llm.cli.render import emit
+
+    code = emit(result, options.as_json)
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,65 @@
+"""`legion-llm briefing` and `legion-llm prune`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.render import rich_print, table
+
+
+def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
+    """Session briefing: recent high-signal outcomes, top agents, record count."""
+    from legion_llm.memory.outcomes import read_outcomes
+    from legion_llm.memory.recall import briefing as build_briefing
+
+    c = common(root, today, json_)
+    outcomes = read_outcomes(c.paths.outcomes)
+    data = build_briefing(outcomes, c.today)
+
+    def human() -> None:
+        rich_print(f"[bold]Memory briefing[/bold]: {data['total_records']} outcome records")
+        recent = data["recent_outcomes"]
+        if recent:
+            table("Recent outcomes", ["ID", "Date", "Agent", "Outcome", "Score", "Summary"],
+                  [[r["id"], r["date"], r["agent"], r["outcome"], r["decay_score"], r["summary"]]
+                   for r in recent])  # fmt: skip
+        if data["top_agents"]:
+            columns = ["agent", "total_tasks", "success_rate", "avg_importance"]
+            table("Top agents", columns, [[a[k] for k in columns] for a in data["top_agents"]])
+
+    finish(CommandResult("briefing", data, human, outcomes.warnings), c)
+
+
+def prune_cmd(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move.")] = False,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Archive old, low-importance outcomes to ARCHIVE.md (spec section 7.5)."""
+    from legion_llm.memory.prune import prune
+
+    c = common(root, today, json_)
+    settings = c.settings()
+    report = prune(c.paths, settings, c.today, dry_run=dry_run)
+    warnings = list(settings.warnings) + report.warnings
+    if report.plan.total <= settings.prune_threshold and report.plan.candidates:
+        warnings.append(
+            f"Note: OUTCOMES.md has {report.plan.total} records, not over the threshold "
+            f"({settings.prune_threshold}); pruning because it was asked for."
+        )
+    data: dict[str, Any] = {
+        "dry_run": dry_run,
+        "applied": report.applied,
+        "archived": [r.id for r in report.plan.candidates],
+        "remaining": report.remaining,
+        "preserved_high_importance": report.plan.high_importance,
+        "preserved_current_phase": report.plan.current_phase_count,
+        "current_phase": report.plan.current_phase,
+        "archive_total": report.archive_total,
+        "report": report.text(),
+    }
+    finish(CommandResult("prune", data, report.text(), warnings), c)

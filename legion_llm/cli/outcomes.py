@@ -1,0 +1,177 @@
+"""`legion-llm outcomes add|recall|agent-scores|archetypes`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import (
+    BranchOpt,
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+    resolve_branch,
+    split_option,
+)
+from legion_llm.cli.render import table
+from legion_llm.memory.outcomes import read_outcomes
+from legion_llm.memory.recall import (
+    RecallQuery,
+    agent_scores,
+    archetype_scores,
+    prune_note,
+    recall,
+    scored_dict,
+)
+
+app = typer.Typer(no_args_is_help=True, help="Store and recall task outcomes (OUTCOMES.md).")
+
+TagsOpt = Annotated[str | None, typer.Option("--tags", help="Comma-separated tags.")]
+TaskTypesOpt = Annotated[
+    str | None, typer.Option("--task-types", help="Comma-separated task types.")
+]
+
+
+def render_records(title: str, records: list[dict[str, Any]]) -> None:
+    keys = ["id", "date", "branch", "phase", "plan", "agent", "task_type", "outcome"]
+    keys += ["importance", "decay_score", "summary"]
+    columns = ["ID", "Date", "Branch", "Phase", "Plan", "Agent", "Task Type", "Outcome"]
+    columns += ["Imp.", "Score", "Summary"]
+    table(title, columns, [[r[k] for k in keys] for r in records])
+
+
+@app.command("add")
+def add(
+    phase: Annotated[str, typer.Option("--phase", help="Phase number, e.g. 3.")],
+    plan: Annotated[str, typer.Option("--plan", help="Plan id, e.g. 03-01 (or review).")],
+    agent: Annotated[str, typer.Option("--agent", help="Agent id, or autonomous.")],
+    outcome: Annotated[str, typer.Option("--outcome", help="success, partial or failed.")],
+    summary: Annotated[str, typer.Option("--summary", help="One line: what happened.")],
+    task_type: Annotated[str | None, typer.Option("--task-type")] = None,
+    tags: TagsOpt = None,
+    review_cycles: Annotated[int, typer.Option("--review-cycles", min=0)] = 1,
+    escalated: Annotated[bool, typer.Option("--escalated")] = False,
+    trivial: Annotated[bool, typer.Option("--trivial")] = False,
+    blockers: Annotated[int, typer.Option("--blockers", min=0)] = 0,
+    cross_division: Annotated[bool, typer.Option("--cross-division")] = False,
+    importance: Annotated[int | None, typer.Option("--importance")] = None,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="CATALOG.md path.")] = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Store one outcome (spec section 3)."""
+    from legion_llm.memory.catalog import catalog_path
+    from legion_llm.memory.store import OutcomeInput, add_outcome
+
+    c = common(root, today, json_)
+    data = OutcomeInput(
+        phase=phase, plan=plan, agent=agent, outcome=outcome, summary=summary,
+        task_type=task_type, tags=split_option(tags), review_cycles=review_cycles,
+        escalated=escalated, trivial=trivial, blockers=blockers,
+        cross_division=cross_division, importance=importance,
+    )  # fmt: skip
+    stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_path(c.root, catalog))
+    result: dict[str, Any] = {"record": stored.record.to_dict(), "action": "added"}
+    warnings = list(stored.warnings)
+    auto = _auto_prune(c, stored.record_count)
+    if auto is not None:
+        result["auto_prune"] = auto
+    record = stored.record
+    human = (
+        f"Stored {record.id or 'outcome'} in {c.paths.outcomes.relative_to(c.root)} "
+        f"(importance {record.importance}, task type {record.task_type}, branch {record.branch})"
+    )
+    if auto is not None:
+        human += "\n" + auto["report"]
+    finish(CommandResult("outcomes add", result, human, warnings), c)
+
+
+def _auto_prune(c: Common, count: int) -> dict[str, Any] | None:
+    """Spec §7.5: after a store, prune when memory.auto_prune is on and the log is over threshold."""
+    settings = c.settings()
+    if not settings.auto_prune or count <= settings.prune_threshold:
+        return None
+    from legion_llm.errors import LegionError
+    from legion_llm.memory.prune import prune
+
+    try:
+        report = prune(c.paths, settings, c.today)
+    except LegionError as exc:  # prune failure never blocks the store
+        return {"archived": 0, "report": f"Warning: auto-prune failed: {exc.message}"}
+    return {"archived": report.archived if report.applied else 0, "report": report.text()}
+
+
+@app.command("recall")
+def recall_cmd(
+    tags: TagsOpt = None,
+    agent: Annotated[str | None, typer.Option("--agent")] = None,
+    task_type: Annotated[str | None, typer.Option("--task-type")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
+    branch: BranchOpt = "all",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Recall outcomes scored by importance × recency (spec section 4)."""
+    c = common(root, today, json_)
+    outcomes = read_outcomes(c.paths.outcomes)
+    query = RecallQuery(split_option(tags), agent, task_type, resolve_branch(branch, c.root), limit)
+    found = [scored_dict(s) for s in recall(outcomes.records, query, c.today)]
+    warnings = list(outcomes.warnings)
+    threshold = c.settings().prune_threshold
+    if len(outcomes.records) > threshold:
+        warnings.append(prune_note(len(outcomes.records)))
+    data = {"records": found, "total": len(found)}
+    finish(
+        CommandResult("outcomes recall", data, lambda: render_records("Outcomes", found), warnings),
+        c,
+    )
+
+
+@app.command("agent-scores")
+def agent_scores_cmd(
+    task_types: TaskTypesOpt = None,
+    branch: BranchOpt = "all",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Memory score per agent for these task types (agents with at least 2 records)."""
+    c = common(root, today, json_)
+    outcomes = read_outcomes(c.paths.outcomes)
+    records = _on_branch(outcomes.records, resolve_branch(branch, c.root))
+    scores = agent_scores(records, split_option(task_types), c.today)
+    columns = ["agent", "memory_score", "total_tasks", "success_rate", "avg_importance"]
+    human = lambda: table("Agent memory scores", columns, [[s[k] for k in columns] for s in scores])  # noqa: E731
+    finish(CommandResult("outcomes agent-scores", {"scores": scores}, human, outcomes.warnings), c)
+
+
+@app.command("archetypes")
+def archetypes_cmd(
+    task_types: TaskTypesOpt = None,
+    branch: BranchOpt = "all",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Outcomes grouped by task type: success rate, volume, top agent."""
+    c = common(root, today, json_)
+    outcomes = read_outcomes(c.paths.outcomes)
+    records = _on_branch(outcomes.records, resolve_branch(branch, c.root))
+    scores = archetype_scores(records, split_option(task_types), c.today)
+    columns = ["successRate", "totalOutcomes", "avgImportance", "topAgent"]
+    rows = [[name, *(s[k] for k in columns), ", ".join(s["agents"])] for name, s in scores.items()]
+    human = lambda: table("Archetype scores", ["task type", *columns, "agents"], rows)  # noqa: E731
+    data = {"archetypes": scores}
+    finish(CommandResult("outcomes archetypes", data, human, outcomes.warnings), c)
+
+
+def _on_branch(records: list[Any], branch: str | None) -> list[Any]:
+    return records if branch is None else [r for r in records if r.branch == branch]

@@ -1,0 +1,54 @@
+"""Rendering: the --json envelope, human tables (rich, imported only for human output), stderr lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from legion_llm.cli.common import CommandResult
+
+
+def envelope(command: str, data: Any, warnings: Sequence[str], *, ok: bool = True) -> str:
+    return json.dumps(
+        {"ok": ok, "command": command, "data": data, "warnings": list(warnings)},
+        ensure_ascii=False,
+    )
+
+
+def stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def emit(result: CommandResult, as_json: bool) -> int:
+    """Warnings go to stderr (and into the envelope); data goes to stdout as JSON or as text."""
+    warnings = list(dict.fromkeys(result.warnings))
+    for warning in warnings:
+        stderr_line(warning)
+    if as_json:
+        print(envelope(result.command, result.data, warnings, ok=result.exit_code == 0))
+    elif callable(result.human):
+        result.human()
+    elif result.human:
+        print(result.human)
+    return result.exit_code
+
+
+def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Print a readable table with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    view = Table(title=title, show_lines=False, expand=False)
+    for column in columns:
+        view.add_column(column, overflow="fold")
+    for row in rows:
+        view.add_row(*("" if v is None else str(v) for v in row))
+    Console().print(view)
+
+
+def rich_print(text: str) -> None:
+    from rich.console import Console
+
+    Console(highlight=False).print(text)

@@ -1,0 +1,95 @@
+"""Reading and writing memory files: atomic replace, fsync, one lock per memory folder, and a
+guard that refuses any write outside the project root."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from legion_llm.errors import LegionError
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when it does not exist. Undecodable bytes raise UnicodeDecodeError."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def ensure_inside(path: Path, root: Path) -> Path:
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise LegionError(f"refusing to write {path}: it is outside the project root {root}")
+    return resolved
+
+
+def _new_file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path: Path, text: str, *, root: Path) -> None:
+    """Write `text` to `path` through a temp file in the same folder, fsync, rename, fsync folder.
+
+    Either the old or the new content is on disk at every instant; a failure leaves no temp file.
+    """
+    target = ensure_inside(path, root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_folder(target.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    if os.name == "nt":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(folder: Path, *, root: Path) -> Iterator[None]:
+    """Exclusive lock on a memory folder (created if needed) for one read-modify-write.
+
+    On POSIX the folder itself is locked with flock, so no lock file is left in the project.
+    """
+    ensure_inside(folder, root)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        from filelock import FileLock
+
+        with FileLock(str(folder / ".legion-llm.lock")):
+            yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

@@ -1,0 +1,183 @@
+"""OUTCOMES.md and ARCHIVE.md: every layout real projects use, read into OutcomeRecords.
+
+Layouts accepted: the canonical 11 columns; the legacy 10 columns without Branch; tables without
+an ID column; columns in any order (located by header name); a table interrupted by other
+markdown and continued without a header; and `## Phase N — Shipped <date>` sections followed by
+`key: value` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from legion_llm.memory.files import read_text
+from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
+from legion_llm.records import OutcomeRecord, split_list
+
+OUTCOME_COLUMNS = (
+    "id",
+    "date",
+    "branch",
+    "phase",
+    "plan",
+    "agent",
+    "task_type",
+    "outcome",
+    "importance",
+    "tags",
+    "summary",
+)
+OUTCOME_HEADER = (
+    "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
+    "|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|\n"
+)
+OUTCOMES_TEMPLATE = (
+    "# Memory — Outcome Log\n\n"
+    "Records agent performance and task outcomes for cross-session learning.\n"
+    "Managed by memory-manager skill. Do not edit manually unless pruning old records.\n\n"
+    "## Records\n\n" + OUTCOME_HEADER
+)
+ARCHIVE_TEMPLATE = (
+    "# Memory — Archived Outcomes\n\n"
+    "Pruned records from OUTCOMES.md. Preserved for historical reference.\n"
+    "Records archived by memory-manager prune operation. Do not edit manually.\n\n"
+    "## Archived Records\n\n" + OUTCOME_HEADER
+)
+_ALIASES = {"result": "outcome", "status": "outcome", "type": "task_type"}
+_BASE_IMPORTANCE = {"failed": 5, "partial": 3, "success": 2}
+_KV_HEADING_RE = re.compile(r"^#{2,4}\s+(.+?)\s*$")
+_KV_LINE_RE = re.compile(r"^\s*([A-Za-z][\w -]*?)\s*:\s*(.*?)\s*$")
+_KV_RECORD_KEYS = {"task_type", "agent", "outcome", "importance", "summary", "tags"}
+_PHASE_RE = re.compile(r"\bphase\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
+_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def unparseable_warning(name: str) -> str:
+    return f"Warning: {name} could not be parsed. Proceeding without memory."
+
+
+@dataclass
+class OutcomesFile:
+    """One parsed OUTCOMES.md / ARCHIVE.md. `exists` False means the file is absent."""
+
+    path: Path
+    exists: bool
+    parseable: bool
+    records: list[OutcomeRecord] = field(default_factory=list)
+    doc: MarkdownDoc | None = None
+    tables: list[TableBlock] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def last_table(self) -> TableBlock | None:
+        return self.tables[-1] if self.tables else None
+
+
+def normalise_column(key: str) -> str:
+    return _ALIASES.get(key, key)
+
+
+def is_outcome_table(columns: list[str]) -> bool:
+    known = [c for c in columns if c in OUTCOME_COLUMNS]
+    return len(known) >= 2 and bool({"outcome", "agent", "summary"} & set(known))
+
+
+def base_importance(outcome: str) -> int:
+    return _BASE_IMPORTANCE.get(outcome, 2)
+
+
+def _importance(cell: str | None, outcome: str) -> int:
+    text = (cell or "").strip()
+    if text.isdigit():
+        return min(5, max(1, int(text)))
+    return base_importance(outcome)
+
+
+def record_from_cells(cells: dict[str, str], line_no: int | None) -> OutcomeRecord:
+    outcome = cells.get("outcome", "").strip().lower()
+    return OutcomeRecord(
+        id=cells.get("id") or None,
+        date=cells.get("date", ""),
+        branch=cells.get("branch") or "main",
+        phase=cells.get("phase", ""),
+        plan=cells.get("plan", ""),
+        agent=cells.get("agent", ""),
+        task_type=cells.get("task_type", ""),
+        outcome=outcome,
+        importance=_importance(cells.get("importance"), outcome),
+        tags=split_list(cells.get("tags", "")),
+        summary=cells.get("summary", ""),
+        line_no=line_no,
+    )
+
+
+def read_outcomes(path: Path) -> OutcomesFile:
+    """Parse one outcomes file. Missing: empty, no warning. Unparseable: empty plus the warning."""
+    try:
+        text = read_text(path)
+    except (UnicodeDecodeError, OSError):
+        return OutcomesFile(path, True, False, warnings=[unparseable_warning(path.name)])
+    if text is None:
+        return OutcomesFile(path, False, True)
+    return parse_outcomes(path, text)
+
+
+def parse_outcomes(path: Path, text: str) -> OutcomesFile:
+    doc = parse_markdown(text)
+    result = OutcomesFile(path, True, True, doc=doc)
+    for table in doc.tables:
+        table.columns = [normalise_column(c) for c in table.columns]
+        if is_outcome_table(table.columns):
+            result.tables.append(table)
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    for table in result.tables:
+        for line_no, cells in doc.rows(table):
+            if len(cells) < len(table.columns):
+                result.warnings.append(
+                    f"Warning: {path.name} line {line_no + 1} is not a valid row; skipped."
+                )
+                continue
+            key = (cells.get("id", ""), tuple(cells.values()))
+            if key[0] and key in seen:
+                continue  # the same record twice (a merge or an interrupted prune): count it once
+            seen.add(key)
+            result.records.append(record_from_cells(cells, line_no))
+    result.records.extend(_kv_records(doc))
+    if not result.tables and not result.records and text.strip() and not _only_headings(doc):
+        return OutcomesFile(path, True, False, warnings=[unparseable_warning(path.name)])
+    return result
+
+
+def _only_headings(doc: MarkdownDoc) -> bool:
+    """A file holding nothing but headings and prose without any table: an empty log."""
+    return not any(line.lstrip().startswith("|") for line in doc.lines) and any(
+        line.startswith("#") for line in doc.lines
+    )
+
+
+def _kv_records(doc: MarkdownDoc) -> list[OutcomeRecord]:
+    """`## Phase 2 — Shipped 2026-10-10` followed by `key: value` lines -> one record each."""
+    records: list[OutcomeRecord] = []
+    lines = doc.lines
+    for i, line in enumerate(lines):
+        heading = _KV_HEADING_RE.match(line) if line.startswith("#") else None
+        if not heading:
+            continue
+        values: dict[str, str] = {}
+        for follow in lines[i + 1 :]:
+            kv = _KV_LINE_RE.match(follow)
+            if not kv or follow.lstrip().startswith(("|", "#", "-", "*")):
+                break
+            values[normalise_column(kv.group(1).strip().lower().replace(" ", "_"))] = kv.group(2)
+        if not _KV_RECORD_KEYS & values.keys():
+            continue
+        title = heading.group(1)
+        phase = _PHASE_RE.search(title)
+        when = _DATE_RE.search(title)
+        values.setdefault("phase", phase.group(1) if phase else "")
+        values.setdefault("date", when.group(0) if when else "")
+        values.setdefault("summary", title)
+        records.append(record_from_cells(values, None))
+    return records

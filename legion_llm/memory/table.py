@@ -1,0 +1,142 @@
+"""Markdown table codec: find tables in a markdown file, decode cells, encode rows.
+
+Rules (GFM plus what real memory files do):
+- a table is a header row, a separator row, then rows; rows may continue after other markdown
+  (a row that comes without a header joins the last table when it has at least as many cells);
+- cells are trimmed; `\\|` is a literal pipe; `\\` before ASCII punctuation is that character;
+  `<br>` is a line break inside a cell; CRLF is accepted;
+- a row with more cells than its header had an unescaped `|` in its last column: the extra cells
+  are joined back into the last column instead of shifting every column.
+
+Reading never changes the text; writers splice encoded rows into it so untouched bytes stay as
+they were.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+_PUNCT = r"!-/:-@\[-`{-~"
+_CELL_RE = re.compile(r"\|((?:\\.|\\$|[^\\|])*)")
+_SEPARATOR_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
+_DECODE_RE = re.compile(rf"\\([{_PUNCT}])|<br\s*/?>", re.IGNORECASE)
+_ENCODE_RE = re.compile(rf"\\(?=[{_PUNCT}]|\n|$)|\||\n|<(?=br\s*/?>)", re.IGNORECASE)
+_ENCODED = {"|": "\\|", "\n": "<br>", "\\": "\\\\", "<": "\\<"}
+
+
+def normalise_text(text: str) -> str:
+    """The form a cell value is stored in: one kind of newline, no surrounding whitespace."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def encode_cell(text: str) -> str:
+    """Cell text -> markdown cell content that decodes back to `normalise_text(text)`."""
+    return _ENCODE_RE.sub(lambda m: _ENCODED[m.group(0)[0]], normalise_text(text))
+
+
+def decode_cell(raw: str) -> str:
+    raw = raw.strip()
+    if "\\" not in raw and "<" not in raw:
+        return raw
+    return _DECODE_RE.sub(lambda m: m.group(1) if m.group(1) is not None else "\n", raw).strip()
+
+
+def encode_row(values: list[str]) -> str:
+    return "| " + " | ".join(encode_cell(v) for v in values) + " |"
+
+
+def split_row(line: str) -> list[str] | None:
+    """Raw (still encoded, untrimmed) cells of a row line, or None when the line is not a row."""
+    s = line.strip()
+    if not s.startswith("|"):
+        return None
+    cells: list[str] = s[1:].split("|") if "\\" not in s else _CELL_RE.findall(s)
+    if len(cells) > 1 and cells[-1] == "":
+        cells.pop()
+    return cells
+
+
+def is_separator(cells: list[str]) -> bool:
+    return bool(cells) and all(_SEPARATOR_CELL_RE.match(c) for c in cells)
+
+
+def column_key(name: str) -> str:
+    """Header text -> snake_case key: 'Task Type' -> 'task_type', 'Error Signature' -> ..."""
+    return re.sub(r"[^a-z0-9]+", "_", decode_cell(name).lower()).strip("_")
+
+
+@dataclass
+class TableBlock:
+    """One table: its column keys and the line numbers (0-based) of its header and rows."""
+
+    columns: list[str]
+    header_line: int
+    row_lines: list[int] = field(default_factory=list)
+
+    @property
+    def last_line(self) -> int:
+        return self.row_lines[-1] if self.row_lines else self.header_line + 1
+
+
+@dataclass
+class MarkdownDoc:
+    """A markdown file split into lines (newline kept), plus the tables found in it."""
+
+    text: str
+    lines: list[str]
+    tables: list[TableBlock]
+    orphan_rows: list[int]
+
+    def cells(self, table: TableBlock, line_no: int) -> dict[str, str]:
+        """Decoded cells of one row of `table`, keyed by column; extra cells go to the last one."""
+        raw = split_row(self.lines[line_no]) or []
+        width = len(table.columns)
+        if len(raw) > width:
+            raw = [*raw[: width - 1], "|".join(raw[width - 1 :])]
+        return {key: decode_cell(value) for key, value in zip(table.columns, raw, strict=False)}
+
+    def rows(self, table: TableBlock) -> Iterator[tuple[int, dict[str, str]]]:
+        for line_no in table.row_lines:
+            yield line_no, self.cells(table, line_no)
+
+
+def parse_markdown(text: str) -> MarkdownDoc:
+    lines = split_lines(text)
+    tables: list[TableBlock] = []
+    orphans: list[int] = []
+    current: TableBlock | None = None
+    last: TableBlock | None = None
+    i, n = 0, len(lines)
+    while i < n:
+        cells = split_row(lines[i]) if lines[i].lstrip().startswith("|") else None
+        if cells is None:
+            current = None
+            i += 1
+            continue
+        nxt = split_row(lines[i + 1]) if i + 1 < n else None
+        if current is None and nxt is not None and is_separator(nxt) and not is_separator(cells):
+            current = TableBlock([column_key(c) for c in cells], i)
+            tables.append(current)
+            last = current
+            i += 2
+            continue
+        target = current or (last if last and len(cells) >= len(last.columns) else None)
+        if target is None or is_separator(cells):
+            orphans.append(i)
+        else:
+            target.row_lines.append(i)
+            current = target
+        i += 1
+    return MarkdownDoc(text, lines, tables, orphans)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on \\n only (str.splitlines also splits on the unicode
+    separators that a cell may hold)."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
