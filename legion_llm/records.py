@@ -15,7 +15,10 @@ OUTCOME_VALUES = ("success", "partial", "failed")
 
 def split_list(cell: str) -> list[str]:
     """A comma-separated cell -> its trimmed, non-empty items."""
-    return [item.strip() for item in cell.split(",") if item.strip()]
+    if not cell:
+        return []
+    items = [item.strip() for item in cell.split(",")]
+    return items if "" not in items else [item for item in items if item]
 
 
 @dataclass(slots=True)
@@ -29,9 +32,13 @@ class OutcomeRecord:
     task_type: str
     outcome: str
     importance: int
-    tags: list[str]
+    tags_text: str  # the Tags cell as written; `tags` splits it (only when asked: recall is hot)
     summary: str
     line_no: int | None = None  # where the row stands in its file; None for key:value sections
+
+    @property
+    def tags(self) -> list[str]:
+        return split_list(self.tags_text)
 
     @property
     def agents(self) -> list[str]:
@@ -56,7 +63,7 @@ class OutcomeRecord:
             "task_type": self.task_type,
             "outcome": self.outcome,
             "importance": self.importance,
-            "tags": list(self.tags),
+            "tags": self.tags,
             "summary": self.summary,
         }
 

@@ -26,7 +26,7 @@ app.command("prune")(maintenance.prune_cmd)
 @app.command("demo")
 def demo() -> None:
     """Run the whole flow on a copy of the bundled demo project (in a new temporary folder)."""
-    from legion_llm.demo import run_demo
+    from legion_llm.cli.demo import run_demo
 
     run_demo()
 

@@ -39,10 +39,9 @@ TaskTypesOpt = Annotated[
 
 
 def render_records(title: str, records: list[dict[str, Any]]) -> None:
-    keys = ["id", "date", "branch", "phase", "plan", "agent", "task_type", "outcome"]
-    keys += ["importance", "decay_score", "summary"]
-    columns = ["ID", "Date", "Branch", "Phase", "Plan", "Agent", "Task Type", "Outcome"]
-    columns += ["Imp.", "Score", "Summary"]
+    keys = ["id", "date", "plan", "agent", "task_type", "outcome", "importance", "decay_score"]
+    keys += ["summary"]
+    columns = ["ID", "Date", "Plan", "Agent", "Task Type", "Outcome", "Imp.", "Score", "Summary"]
     table(title, columns, [[r[k] for k in keys] for r in records])
 
 

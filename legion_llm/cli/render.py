@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from legion_llm.cli.common import CommandResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def envelope(command: str, data: Any, warnings: Sequence[str], *, ok: bool = True) -> str:
@@ -37,7 +41,6 @@ def emit(result: CommandResult, as_json: bool) -> int:
 
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a readable table with rich."""
-    from rich.console import Console
     from rich.table import Table
 
     view = Table(title=title, show_lines=False, expand=False)
@@ -45,10 +48,18 @@ def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any
         view.add_column(column, overflow="fold")
     for row in rows:
         view.add_row(*("" if v is None else str(v) for v in row))
-    Console().print(view)
+    _console().print(view)
 
 
 def rich_print(text: str) -> None:
+    _console().print(text)
+
+
+def _console() -> Console:
+    """A terminal gets its own width; a pipe or file gets 140 columns instead of rich's 80."""
     from rich.console import Console
 
-    Console(highlight=False).print(text)
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, width=140)
+    return console

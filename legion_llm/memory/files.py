@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from legion_llm.errors import LegionError
@@ -34,11 +34,13 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def atomic_write(path: Path, text: str, *, root: Path) -> None:
-    """Write `text` to `path` through a temp file in the same folder, fsync, rename, fsync folder.
+def atomic_write(path: Path, content: str | Sequence[bytes | memoryview], *, root: Path) -> int:
+    """Write `content` (text, or byte chunks) to `path` through a temp file in the same folder, fsync, rename, fsync folder.
 
     Either the old or the new content is on disk at every instant; a failure leaves no temp file.
+    Returns the number of bytes written.
     """
+    chunks = [content.encode("utf-8")] if isinstance(content, str) else content
     target = ensure_inside(path, root)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -47,8 +49,8 @@ def atomic_write(path: Path, text: str, *, root: Path) -> None:
         mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            size = sum(handle.write(chunk) for chunk in chunks)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
@@ -58,6 +60,7 @@ def atomic_write(path: Path, text: str, *, root: Path) -> None:
             os.unlink(tmp)
         raise
     _fsync_folder(target.parent)
+    return size
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -68,6 +71,13 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _remove_stale_temp_files(folder: Path) -> None:
+    """Temp files left by a writer that was killed mid-write (only the lock holder writes)."""
+    for stale in folder.glob(".*.md.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 @contextlib.contextmanager
@@ -84,11 +94,13 @@ def locked(folder: Path, *, root: Path) -> Iterator[None]:
         from filelock import FileLock
 
         with FileLock(str(folder / ".legion-llm.lock")):
+            _remove_stale_temp_files(folder)
             yield
         return
     fd = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        _remove_stale_temp_files(folder)
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)

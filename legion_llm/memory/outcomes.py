@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from legion_llm.memory.files import read_text
+from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
-from legion_llm.records import OutcomeRecord, split_list
+from legion_llm.records import OutcomeRecord
 
 OUTCOME_COLUMNS = (
     "id",
@@ -88,29 +89,20 @@ def base_importance(outcome: str) -> int:
     return _BASE_IMPORTANCE.get(outcome, 2)
 
 
-def _importance(cell: str | None, outcome: str) -> int:
-    text = (cell or "").strip()
-    if text.isdigit():
-        return min(5, max(1, int(text)))
+def _importance(cell: str, outcome: str) -> int:
+    if cell.isdigit():
+        return min(5, max(1, int(cell)))
     return base_importance(outcome)
 
 
-def record_from_cells(cells: dict[str, str], line_no: int | None) -> OutcomeRecord:
-    outcome = cells.get("outcome", "").strip().lower()
+def record_from_fields(fields: list[str], line_no: int | None) -> OutcomeRecord:
+    """Cell values in OUTCOME_COLUMNS order ("" where the file has no such column) -> record."""
+    id_, when, branch, phase, plan, agent, task_type, outcome, importance, tags, summary = fields
+    outcome = outcome.lower()
     return OutcomeRecord(
-        id=cells.get("id") or None,
-        date=cells.get("date", ""),
-        branch=cells.get("branch") or "main",
-        phase=cells.get("phase", ""),
-        plan=cells.get("plan", ""),
-        agent=cells.get("agent", ""),
-        task_type=cells.get("task_type", ""),
-        outcome=outcome,
-        importance=_importance(cells.get("importance"), outcome),
-        tags=split_list(cells.get("tags", "")),
-        summary=cells.get("summary", ""),
-        line_no=line_no,
-    )
+        id_ or None, when, branch or "main", phase, plan, agent, task_type, outcome,
+        _importance(importance, outcome), tags, summary, line_no,
+    )  # fmt: skip
 
 
 def read_outcomes(path: Path) -> OutcomesFile:
@@ -125,25 +117,41 @@ def read_outcomes(path: Path) -> OutcomesFile:
 
 
 def parse_outcomes(path: Path, text: str) -> OutcomesFile:
+    """Parse outcomes text. The garbage collector is paused: 100,000 rows build many small
+    objects that it would otherwise rescan again and again."""
+    with gc_paused():
+        return _parse_outcomes(path, text)
+
+
+def _parse_outcomes(path: Path, text: str) -> OutcomesFile:
     doc = parse_markdown(text)
     result = OutcomesFile(path, True, True, doc=doc)
     for table in doc.tables:
         table.columns = [normalise_column(c) for c in table.columns]
         if is_outcome_table(table.columns):
             result.tables.append(table)
-    seen: set[tuple[str, tuple[str, ...]]] = set()
+    seen: set[str] = set()
     for table in result.tables:
-        for line_no, cells in doc.rows(table):
-            if len(cells) < len(table.columns):
+        positions = [
+            table.columns.index(c) if c in table.columns else None for c in OUTCOME_COLUMNS
+        ]
+        canonical = table.columns == list(OUTCOME_COLUMNS)
+        width = len(table.columns)
+        for line_no in table.row_lines:
+            line = doc.lines[line_no].strip()
+            if line in seen:
+                continue  # the same row twice (a merge, an interrupted prune): count it once
+            seen.add(line)
+            values = doc.values(table, line_no)
+            if len(values) < width:
                 result.warnings.append(
                     f"Warning: {path.name} line {line_no + 1} is not a valid row; skipped."
                 )
                 continue
-            key = (cells.get("id", ""), tuple(cells.values()))
-            if key[0] and key in seen:
-                continue  # the same record twice (a merge or an interrupted prune): count it once
-            seen.add(key)
-            result.records.append(record_from_cells(cells, line_no))
+            fields = (
+                values if canonical else [values[p] if p is not None else "" for p in positions]
+            )
+            result.records.append(record_from_fields(fields, line_no))
     result.records.extend(_kv_records(doc))
     if not result.tables and not result.records and text.strip() and not _only_headings(doc):
         return OutcomesFile(path, True, False, warnings=[unparseable_warning(path.name)])
@@ -179,5 +187,5 @@ def _kv_records(doc: MarkdownDoc) -> list[OutcomeRecord]:
         values.setdefault("phase", phase.group(1) if phase else "")
         values.setdefault("date", when.group(0) if when else "")
         values.setdefault("summary", title)
-        records.append(record_from_cells(values, None))
+        records.append(record_from_fields([values.get(c, "") for c in OUTCOME_COLUMNS], None))
     return records

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.outcomes import OutcomesFile
 from legion_llm.memory.scoring import MIN_DECAY_SCORE, parse_date, recency_weight
 from legion_llm.records import OutcomeRecord, Scored
@@ -48,17 +49,44 @@ def score(record: OutcomeRecord, today: date) -> Scored:
     return Scored(record, weight, round(record.importance * weight, 4))
 
 
-def _sort_key(item: Scored) -> tuple[float, int, int]:
-    record: OutcomeRecord = item.record
+def _newest_first_key(record: OutcomeRecord) -> tuple[int, int]:
     when = parse_date(record.date)
-    return (-item.score, -(when.toordinal() if when else 0), -(record.id_number or 0))
+    return (-(when.toordinal() if when else 0), -(record.id_number or 0))
 
 
 def recall(records: list[OutcomeRecord], query: RecallQuery, today: date) -> list[Scored]:
     """Filter, score by importance × recency, drop decay < 0.2, sort (ties: newer, higher ID), limit."""
-    scored = [score(r, today) for r in records if matches(r, query)]
-    kept = sorted((s for s in scored if s.score >= MIN_DECAY_SCORE), key=_sort_key)
-    return kept if query.limit is None else kept[: query.limit]
+    with gc_paused():
+        return _recall(records, query, today)
+
+
+def _recall(records: list[OutcomeRecord], query: RecallQuery, today: date) -> list[Scored]:
+    filtered = query.tags or query.agent or query.task_type or query.branch
+    weights: dict[str, float] = {}
+    kept: list[tuple[float, OutcomeRecord]] = []
+    for record in records:
+        if filtered and not matches(record, query):
+            continue
+        weight = weights.get(record.date)
+        if weight is None:
+            weight = weights[record.date] = recency_weight(record.date, today)
+        decay = round(record.importance * weight, 4)
+        if decay >= MIN_DECAY_SCORE:
+            kept.append((decay, record))
+    kept.sort(key=lambda item: item[0], reverse=True)
+    top = _top(kept, len(kept) if query.limit is None else query.limit)
+    return [Scored(r, weights[r.date], decay) for decay, r in top]
+
+
+def _top(kept: list[tuple[float, OutcomeRecord]], limit: int) -> list[tuple[float, OutcomeRecord]]:
+    """The first `limit` after breaking ties among equal scores by newer date, then higher ID."""
+    if not kept or len(kept) <= limit:
+        cut = kept
+    else:
+        boundary = kept[limit - 1][0]
+        cut = [item for item in kept if item[0] >= boundary]
+    ordered = sorted(cut, key=lambda item: (-item[0], *_newest_first_key(item[1])))
+    return ordered[:limit]
 
 
 def scored_dict(item: Scored) -> dict[str, Any]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.catalog import first_task_type, load_catalog
-from legion_llm.memory.files import atomic_write, locked, read_text
+from legion_llm.memory.fastscan import StoreScan, scan_for_store
+from legion_llm.memory.files import atomic_write, locked
 from legion_llm.memory.gitinfo import current_branch
 from legion_llm.memory.outcomes import (
     OUTCOME_COLUMNS,
@@ -16,7 +18,6 @@ from legion_llm.memory.outcomes import (
     OutcomesFile,
     base_importance,
     parse_outcomes,
-    read_outcomes,
 )
 from legion_llm.memory.table import MarkdownDoc, encode_row
 from legion_llm.project import MemoryPaths
@@ -94,18 +95,76 @@ def resolve_task_type(given: str | None, agent: str, catalog_file: Path) -> str:
     return "general"
 
 
-def is_first_time(records: list[OutcomeRecord], agent: str, task_type: str) -> bool:
-    agents = set(split_list(agent))
-    types = set(split_list(task_type))
-    return not any(agents & set(r.agents) and types & set(r.task_types) for r in records)
+class LogView:
+    """What a store needs from one outcomes file, read in full (any layout)."""
+
+    def __init__(self, parsed: OutcomesFile) -> None:
+        self.parsed = parsed
+        self.warnings = parsed.warnings
+
+    def max_id(self) -> int:
+        return max(
+            (n for r in self.parsed.records if (n := id_number(r.id)) is not None), default=0
+        )
+
+    def count(self) -> int:
+        return len(self.parsed.records)
+
+    def has_agent_task(self, agents: list[str], task_types: list[str]) -> bool:
+        return any(
+            set(agents) & set(r.agents) and set(task_types) & set(r.task_types)
+            for r in self.parsed.records
+        )
+
+    def insert(self, record: OutcomeRecord) -> tuple[str | list[bytes | memoryview], str]:
+        """The new file content and the row line added to it."""
+        return insert_row(self.parsed, record)
 
 
-def next_id(*files: OutcomesFile) -> str:
-    """One more than the highest O- number in OUTCOMES.md and ARCHIVE.md: IDs are never reused."""
-    highest = max(
-        (n for f in files for r in f.records if (n := id_number(r.id)) is not None), default=0
-    )
-    return format_id("O", highest + 1)
+class FastLogView(LogView):
+    """The same facts from regex scans of a common-layout file (see fastscan.py)."""
+
+    def __init__(self, scan: StoreScan) -> None:
+        self.scan = scan
+        self.warnings = []
+
+    def max_id(self) -> int:
+        return self.scan.max_id
+
+    def count(self) -> int:
+        return self.scan.row_count
+
+    def has_agent_task(self, agents: list[str], task_types: list[str]) -> bool:
+        return self.scan.has_agent_task(agents, task_types)
+
+    def insert(self, record: OutcomeRecord) -> tuple[str | list[bytes | memoryview], str]:
+        row = row_for(record, self.scan.columns)
+        return self.scan.with_row(row), row
+
+
+def open_log(path: Path, *, for_write: bool) -> LogView:
+    """A view of OUTCOMES.md / ARCHIVE.md; a missing file reads as the empty template."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = OUTCOMES_TEMPLATE.encode("utf-8")
+    except OSError as exc:
+        raise InputError(f"{path.name} cannot be read ({exc.strerror or exc})") from exc
+    scan = scan_for_store(data, OUTCOME_COLUMNS)
+    if scan is not None:
+        return FastLogView(scan)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+        if for_write:
+            raise InputError(
+                f"{path.name} is not UTF-8 text; fix it by hand before storing into it"
+            ) from None
+    parsed = parse_outcomes(path, text)
+    if for_write and not parsed.parseable:
+        raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
+    return LogView(parsed)
 
 
 def add_outcome(
@@ -114,12 +173,13 @@ def add_outcome(
     data = validate(data)
     task_type = resolve_task_type(data.task_type, data.agent, catalog_file)
     branch = data.branch or current_branch(paths.root)
+    agents, types = split_list(data.agent), split_list(task_type)
     with locked(paths.memory_dir, root=paths.root):
-        current = _read_for_write(paths.outcomes)
-        archive = read_outcomes(paths.archive)
-        history = current.records + archive.records
+        current = open_log(paths.outcomes, for_write=True)
+        archive = open_log(paths.archive, for_write=False)
+        done_before = current.has_agent_task(agents, types) or archive.has_agent_task(agents, types)
         record = OutcomeRecord(
-            id=next_id(current, archive),
+            id=format_id("O", max(current.max_id(), archive.max_id()) + 1),
             date=today.isoformat(),
             branch=branch,
             phase=data.phase.strip(),
@@ -127,27 +187,13 @@ def add_outcome(
             agent=data.agent.strip(),
             task_type=task_type,
             outcome=data.outcome,
-            importance=compute_importance(
-                data, first_time=is_first_time(history, data.agent, task_type)
-            ),
-            tags=[t for tag in data.tags for t in split_list(tag)],
+            importance=compute_importance(data, first_time=not done_before),
+            tags_text=", ".join(t for tag in data.tags for t in split_list(tag)),
             summary=data.summary,
         )
-        text, row = insert_row(current, record)
+        text, row = current.insert(record)
         _write_or_fail(paths, text, record, row)
-    return StoredOutcome(record, row, len(current.records) + 1, current.warnings)
-
-
-def _read_for_write(path: Path) -> OutcomesFile:
-    try:
-        text = read_text(path)
-    except (UnicodeDecodeError, OSError) as exc:
-        raise InputError(f"{path.name} cannot be read ({type(exc).__name__})") from exc
-    parsed = parse_outcomes(path, text if text is not None else OUTCOMES_TEMPLATE)
-    parsed.exists = text is not None
-    if not parsed.parseable:
-        raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
-    return parsed
+    return StoredOutcome(record, row, current.count() + 1, current.warnings)
 
 
 def row_for(record: OutcomeRecord, columns: list[str]) -> str:
@@ -156,7 +202,7 @@ def row_for(record: OutcomeRecord, columns: list[str]) -> str:
     for column in columns:
         value = values.get(column, "")
         if column == "tags":
-            value = ", ".join(record.tags)
+            value = record.tags_text
         cells.append(str(value) if value is not None else "")
     return encode_row(cells)
 
@@ -194,19 +240,19 @@ def _newline(doc: MarkdownDoc) -> str:
     return "\r\n" if doc.lines and doc.lines[0].endswith("\r\n") else "\n"
 
 
-def _write_or_fail(paths: MemoryPaths, text: str, record: OutcomeRecord, row: str) -> None:
+def _write_or_fail(
+    paths: MemoryPaths, content: str | list[bytes | memoryview], record: OutcomeRecord, row: str
+) -> None:
+    """Write atomically, then check that the file on disk is the text holding the new row."""
+    failure = f"could not write {paths.outcomes}"
     try:
-        atomic_write(paths.outcomes, text, root=paths.root)
-        written = read_text(paths.outcomes) or ""
+        written = atomic_write(paths.outcomes, content, root=paths.root)
+        if os.stat(paths.outcomes).st_size != written:
+            failure = f"{paths.outcomes} does not hold the new row after writing"
+            raise OSError(failure)
     except OSError as exc:
         raise WriteFailedError(
-            f"could not write {paths.outcomes}: {exc.strerror or exc}",
+            f"{failure}: {exc.strerror or exc}" if exc.strerror else failure,
             record_text=row,
             data={"record": record.to_dict()},
         ) from exc
-    if row not in written:
-        raise WriteFailedError(
-            f"{paths.outcomes} does not hold the new row after writing",
-            record_text=row,
-            data={"record": record.to_dict()},
-        )

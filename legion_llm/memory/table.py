@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 _PUNCT = r"!-/:-@\[-`{-~"
 _CELL_RE = re.compile(r"\|((?:\\.|\\$|[^\\|])*)")
 _SEPARATOR_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
+_SEPARATOR_LINE_RE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?\s*$")
 _DECODE_RE = re.compile(rf"\\([{_PUNCT}])|<br\s*/?>", re.IGNORECASE)
 _ENCODE_RE = re.compile(rf"\\(?=[{_PUNCT}]|\n|$)|\||\n|<(?=br\s*/?>)", re.IGNORECASE)
 _ENCODED = {"|": "\\|", "\n": "<br>", "\\": "\\\\", "<": "\\<"}
@@ -33,7 +34,10 @@ def normalise_text(text: str) -> str:
 
 def encode_cell(text: str) -> str:
     """Cell text -> markdown cell content that decodes back to `normalise_text(text)`."""
-    return _ENCODE_RE.sub(lambda m: _ENCODED[m.group(0)[0]], normalise_text(text))
+    encoded = _ENCODE_RE.sub(lambda m: _ENCODED[m.group(0)[0]], normalise_text(text))
+    if _SEPARATOR_CELL_RE.match(encoded):  # a cell of dashes would make its row a separator
+        encoded = "\\" + encoded
+    return encoded
 
 
 def decode_cell(raw: str) -> str:
@@ -52,10 +56,22 @@ def split_row(line: str) -> list[str] | None:
     s = line.strip()
     if not s.startswith("|"):
         return None
-    cells: list[str] = s[1:].split("|") if "\\" not in s else _CELL_RE.findall(s)
+    cells = s[1:].split("|") if "\\" not in s else _split_escaped(s)
     if len(cells) > 1 and cells[-1] == "":
         cells.pop()
     return cells
+
+
+def _split_escaped(s: str) -> list[str]:
+    """Split a row holding backslashes: `\\\\` and `\\|` never end a cell."""
+    if "\x00" in s or "\x01" in s:
+        return list(_CELL_RE.findall(s))
+    masked = s[1:].replace("\\\\", "\x00").replace("\\|", "\x01")
+    return [c.replace("\x01", "\\|").replace("\x00", "\\\\") for c in masked.split("|")]
+
+
+def is_separator_line(line: str) -> bool:
+    return bool(_SEPARATOR_LINE_RE.match(line))
 
 
 def is_separator(cells: list[str]) -> bool:
@@ -89,13 +105,20 @@ class MarkdownDoc:
     tables: list[TableBlock]
     orphan_rows: list[int]
 
-    def cells(self, table: TableBlock, line_no: int) -> dict[str, str]:
-        """Decoded cells of one row of `table`, keyed by column; extra cells go to the last one."""
-        raw = split_row(self.lines[line_no]) or []
+    def values(self, table: TableBlock, line_no: int) -> list[str]:
+        """Decoded cells of one row in column order; extra cells go to the last column."""
+        line = self.lines[line_no]
+        raw = split_row(line) or []
         width = len(table.columns)
         if len(raw) > width:
             raw = [*raw[: width - 1], "|".join(raw[width - 1 :])]
-        return {key: decode_cell(value) for key, value in zip(table.columns, raw, strict=False)}
+        if "\\" not in line and "<" not in line:  # the common case: nothing to unescape
+            return [value.strip() for value in raw]
+        return [decode_cell(value) for value in raw]
+
+    def cells(self, table: TableBlock, line_no: int) -> dict[str, str]:
+        """Decoded cells of one row keyed by column."""
+        return dict(zip(table.columns, self.values(table, line_no), strict=False))
 
     def rows(self, table: TableBlock) -> Iterator[tuple[int, dict[str, str]]]:
         for line_no in table.row_lines:
@@ -103,6 +126,7 @@ class MarkdownDoc:
 
 
 def parse_markdown(text: str) -> MarkdownDoc:
+    """Find the tables. Rows inside a table are not split here: cells are decoded on demand."""
     lines = split_lines(text)
     tables: list[TableBlock] = []
     orphans: list[int] = []
@@ -110,24 +134,22 @@ def parse_markdown(text: str) -> MarkdownDoc:
     last: TableBlock | None = None
     i, n = 0, len(lines)
     while i < n:
-        cells = split_row(lines[i]) if lines[i].lstrip().startswith("|") else None
-        if cells is None:
+        line = lines[i]
+        if not line.lstrip().startswith("|"):
             current = None
-            i += 1
-            continue
-        nxt = split_row(lines[i + 1]) if i + 1 < n else None
-        if current is None and nxt is not None and is_separator(nxt) and not is_separator(cells):
-            current = TableBlock([column_key(c) for c in cells], i)
-            tables.append(current)
-            last = current
-            i += 2
-            continue
-        target = current or (last if last and len(cells) >= len(last.columns) else None)
-        if target is None or is_separator(cells):
+        elif is_separator_line(line):
             orphans.append(i)
+        elif current is not None:
+            current.row_lines.append(i)
+        elif i + 1 < n and is_separator_line(lines[i + 1]):
+            current = last = TableBlock([column_key(c) for c in split_row(line) or []], i)
+            tables.append(current)
+            i += 1
+        elif last is not None and len(split_row(line) or []) >= len(last.columns):
+            current = last
+            current.row_lines.append(i)
         else:
-            target.row_lines.append(i)
-            current = target
+            orphans.append(i)
         i += 1
     return MarkdownDoc(text, lines, tables, orphans)
 

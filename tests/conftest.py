@@ -1,0 +1,68 @@
+"""Shared test set-up: no API keys, no network, a CLI runner through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from legion_llm.cli.app import main
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+REALWORLD = REPO.parent / "shared" / "realworld"
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("ANTHROPIC_") or name.startswith("LEGION_"):
+            monkeypatch.delenv(name, raising=False)
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
+    """Run `legion-llm ARGS` in this process through cli.app.main; returns a CliResult."""
+
+    def run(*args: str | Path) -> CliResult:
+        capsys.readouterr()
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 0
+        out = capsys.readouterr()
+        return CliResult(code, out.out, out.err)
+
+    yield run
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project folder with a .planning directory."""
+    (tmp_path / ".planning").mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def demo_project(tmp_path: Path) -> Path:
+    target = tmp_path / "demo"
+    shutil.copytree(FIXTURES / "demo-project", target)
+    return target

@@ -1,0 +1,89 @@
+"""Parse every real memory file under ../shared/realworld (skipped when that folder is absent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from legion_llm.memory.outcomes import read_outcomes
+from tests.conftest import REALWORLD
+
+pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
+
+# file (relative to realworld/) -> (records, records with an ID, key:value section records)
+EXPECTED_OUTCOMES = {
+    "ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md": (28, 26, 2),
+    "ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md.v1": (6, 6, 0),
+    "9thLevelSoftware__legion/tests/fixtures/dry-run/ok/.planning/memory/OUTCOMES.md": (1, 0, 0),
+}
+
+
+def test_every_outcomes_file_is_listed() -> None:
+    found = {
+        str(p.relative_to(REALWORLD))
+        for p in REALWORLD.rglob("*")
+        if p.name.startswith(("OUTCOMES.md", "ARCHIVE.md"))
+    }
+    assert found == set(EXPECTED_OUTCOMES)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_OUTCOMES))
+def test_outcomes_row_counts(name: str) -> None:
+    path = REALWORLD / name
+    before = path.read_bytes()
+    result = read_outcomes(path)
+    assert result.parseable and result.warnings == []
+    total, with_id, kv = EXPECTED_OUTCOMES[name]
+    assert len(result.records) == total
+    assert sum(r.id is not None for r in result.records) == with_id
+    assert sum(r.line_no is None for r in result.records) == kv
+    assert all(r.outcome in {"success", "partial", "failed"} for r in result.records)
+    assert path.read_bytes() == before
+
+
+def test_custom_psa_details() -> None:
+    records = read_outcomes(
+        REALWORLD / "ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md"
+    ).records
+    by_id = {r.id: r for r in records if r.id}
+    assert by_id["O-013"].summary.startswith("Appointments on the ticket")
+    assert by_id["O-026"].branch == "dev" and by_id["O-026"].plan == "04-04"
+    shipped = [r for r in records if r.id is None]
+    assert [(r.phase, r.agent, r.task_type, r.date) for r in shipped] == [
+        ("2", "ship-pipeline", "ship", "2026-10-10"),
+        ("3", "ship-pipeline", "ship", "2026-10-10"),
+    ]
+
+
+def test_legion_fixture_without_id_column() -> None:
+    [record] = read_outcomes(
+        REALWORLD
+        / "9thLevelSoftware__legion/tests/fixtures/dry-run/ok/.planning/memory/OUTCOMES.md"
+    ).records
+    assert (record.date, record.agent, record.outcome, record.branch) == (
+        "2026-03-01", "engineering-senior-developer", "success", "main",
+    )  # fmt: skip
+
+
+def test_real_catalog_first_task_types() -> None:
+    from legion_llm.memory.catalog import load_catalog
+
+    catalog = load_catalog(REALWORLD / "9thLevelSoftware__legion/skills/agent-registry/CATALOG.md")
+    assert catalog["engineering-backend-architect"].task_types[0] == "backend"
+    assert catalog["project-manager-senior"].division == "Project Management"
+    assert catalog["polymath"].division == "Specialized"
+    assert catalog["testing-workflow-optimizer"].task_types[0] == "test-pipeline-optimization"
+    assert len(catalog) == 49
+
+
+@pytest.mark.parametrize(
+    ("name", "phase"),
+    [
+        ("ace027__custom-psa-nolegion", "4"),
+        ("9thLevelSoftware__legion", "12"),
+        ("C1p86__loci", "16"),
+    ],
+)
+def test_current_phase_from_real_state_files(name: str, phase: str) -> None:
+    from legion_llm.memory.planning import current_phase
+
+    assert current_phase(REALWORLD / name / ".planning/STATE.md") == phase
