@@ -13,11 +13,17 @@ from datetime import date
 from legion_llm.config import Settings
 from legion_llm.errors import WriteFailedError
 from legion_llm.memory.files import atomic_write, locked, read_text
-from legion_llm.memory.outcomes import ARCHIVE_TEMPLATE, OutcomesFile, parse_outcomes, read_outcomes
+from legion_llm.memory.outcomes import (
+    ARCHIVE_TEMPLATE,
+    OUTCOME_COLUMNS,
+    OutcomesFile,
+    parse_outcomes,
+    read_outcomes,
+)
 from legion_llm.memory.planning import current_phase, phase_key
 from legion_llm.memory.scoring import days_old
 from legion_llm.memory.store import row_for
-from legion_llm.memory.table import split_lines
+from legion_llm.memory.table import append_rows
 from legion_llm.project import MemoryPaths
 from legion_llm.records import OutcomeRecord
 
@@ -133,7 +139,7 @@ def _apply(
 ) -> None:
     assert outcomes.doc is not None
     snapshot = outcomes.doc.text
-    rows = [row_for(r, list(_archive_columns(archive))) for r in plan.candidates]
+    rows = [row_for(r, list(OUTCOME_COLUMNS)) for r in plan.candidates]
     try:
         atomic_write(paths.archive, _archive_text(archive, new_in_archive), root=paths.root)
         drop = {r.line_no for r in plan.candidates}
@@ -150,29 +156,13 @@ def _apply(
         raise WriteFailedError(VERIFY_FAILED, record_text="\n".join(rows))
 
 
-def _archive_columns(archive: OutcomesFile) -> list[str]:
-    table = archive.last_table
-    if table is not None:
-        return table.columns
-    return parse_outcomes(archive.path, ARCHIVE_TEMPLATE).tables[0].columns
-
-
 def _archive_text(archive: OutcomesFile, records: list[OutcomeRecord]) -> str:
-    base = archive.doc.text if archive.exists and archive.doc is not None else ARCHIVE_TEMPLATE
-    parsed = parse_outcomes(archive.path, base)
+    parsed = parse_outcomes(archive.path, archive.doc.text if archive.doc is not None else "")
     table = parsed.last_table
-    lines = split_lines(base)
-    if table is None:  # an archive without a table: start one at the end
-        lines.append(
-            ("\n" if base.strip() else "") + ARCHIVE_TEMPLATE[ARCHIVE_TEMPLATE.index("| ID") :]
-        )
-        lines = split_lines("".join(lines))
-        table = parse_outcomes(archive.path, "".join(lines)).tables[-1]
-    at = table.last_line
-    if not lines[at].endswith("\n"):
-        lines[at] += "\n"
-    new_rows = [row_for(r, table.columns) + "\n" for r in records]
-    return "".join(lines[: at + 1] + new_rows + lines[at + 1 :])
+    columns = table.columns if table is not None else list(OUTCOME_COLUMNS)
+    rows = [row_for(r, columns) for r in records]
+    assert parsed.doc is not None
+    return append_rows(parsed.doc, table, rows, template=ARCHIVE_TEMPLATE)
 
 
 def _verified(paths: MemoryPaths, plan: PrunePlan) -> bool:

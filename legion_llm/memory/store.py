@@ -19,7 +19,7 @@ from legion_llm.memory.outcomes import (
     base_importance,
     parse_outcomes,
 )
-from legion_llm.memory.table import MarkdownDoc, encode_row
+from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import OUTCOME_VALUES, OutcomeRecord, format_id, id_number, split_list
 
@@ -209,35 +209,13 @@ def row_for(record: OutcomeRecord, columns: list[str]) -> str:
 
 def insert_row(current: OutcomesFile, record: OutcomeRecord) -> tuple[str, str]:
     """The file text with the record's row after the last outcome row; everything else unchanged."""
-    doc = current.doc
-    assert doc is not None
+    assert current.doc is not None
     table = current.last_table
-    if table is None:
-        return _append_new_table(doc, record)
-    row = row_for(record, table.columns)
-    if "id" not in table.columns:
+    columns = table.columns if table is not None else list(OUTCOME_COLUMNS)
+    row = row_for(record, columns)
+    if "id" not in columns:
         record.id = None  # the file's table has no ID column: the row carries none
-    lines = list(doc.lines)
-    at = table.last_line
-    if not lines[at].endswith("\n"):
-        lines[at] += _newline(doc)
-    lines.insert(at + 1, row + _newline(doc))
-    return "".join(lines), row
-
-
-def _append_new_table(doc: MarkdownDoc, record: OutcomeRecord) -> tuple[str, str]:
-    row = row_for(record, list(OUTCOME_COLUMNS))
-    text = doc.text
-    if text and not text.endswith("\n"):
-        text += _newline(doc)
-    header = OUTCOMES_TEMPLATE[OUTCOMES_TEMPLATE.index("## Records") :]
-    separator = "\n" if text.strip() else ""
-    body = (OUTCOMES_TEMPLATE if not text.strip() else separator + header) + row + "\n"
-    return text + body.replace("\n", _newline(doc)), row
-
-
-def _newline(doc: MarkdownDoc) -> str:
-    return "\r\n" if doc.lines and doc.lines[0].endswith("\r\n") else "\n"
+    return append_rows(current.doc, table, [row], template=OUTCOMES_TEMPLATE), row
 
 
 def _write_or_fail(

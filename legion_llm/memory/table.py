@@ -105,6 +105,10 @@ class MarkdownDoc:
     tables: list[TableBlock]
     orphan_rows: list[int]
 
+    @property
+    def newline(self) -> str:
+        return "\r\n" if self.lines and self.lines[0].endswith("\r\n") else "\n"
+
     def values(self, table: TableBlock, line_no: int) -> list[str]:
         """Decoded cells of one row in column order; extra cells go to the last column."""
         line = self.lines[line_no]
@@ -152,6 +156,32 @@ def parse_markdown(text: str) -> MarkdownDoc:
             orphans.append(i)
         i += 1
     return MarkdownDoc(text, lines, tables, orphans)
+
+
+def append_rows(
+    doc: MarkdownDoc, table: TableBlock | None, rows: list[str], *, template: str
+) -> str:
+    """The text with `rows` after the last row of `table`; every other byte stays as it was.
+
+    With no table, the file's section of `template` (its `## ` heading, header and separator) is
+    added at the end, or the whole template when the file is empty. The file's newline style is
+    kept.
+    """
+    newline = doc.newline
+    if table is None:
+        text = doc.text
+        if text.strip():
+            start = template.index("\n## ") + 1
+            body = ("" if text.endswith("\n") else "\n") + "\n" + template[start:]
+        else:
+            text, body = "", template
+        return text + (body + "".join(row + "\n" for row in rows)).replace("\n", newline)
+    lines = list(doc.lines)
+    at = table.last_line
+    if not lines[at].endswith("\n"):
+        lines[at] += newline
+    lines[at + 1 : at + 1] = [row + newline for row in rows]
+    return "".join(lines)
 
 
 def split_lines(text: str) -> list[str]:
