@@ -1,0 +1,226 @@
+"""LLM settings: flags > environment > settings.json `memory.llm` > defaults, resolved once.
+
+settings.json (every key optional):
+
+    {"memory": {"llm": {
+        "engine": "auto",              # auto | anthropic | offline       env LEGION_LLM_ENGINE
+        "model": "claude-sonnet-4-6",  #                                    env LEGION_LLM_MODEL
+        "max_tokens": 4096,            # output tokens per call            env LEGION_LLM_MAX_TOKENS
+        "timeout_s": 60,               # one HTTP attempt                   env LEGION_LLM_TIMEOUT
+        "deadline_s": 180,             # one call, all retries included     env LEGION_LLM_DEADLINE
+        "max_retry_sleep_s": 60,       # cap on one wait (retry-after too)  env LEGION_LLM_MAX_RETRY_SLEEP
+        "max_attempts": 4,             # HTTP attempts per call             env LEGION_LLM_MAX_ATTEMPTS
+        "max_cost_usd": null,          # stop before a call past this       env LEGION_LLM_MAX_COST
+        "max_input_tokens": null,      # lower the model's input budget     env LEGION_LLM_MAX_INPUT_TOKENS
+        "base_url": null,              # proxy or gateway                   env ANTHROPIC_BASE_URL
+        "fallback_offline": true,      # use the offline step when Claude fails  env LEGION_LLM_FALLBACK
+        "structured_output": "auto"    # auto | tool | json_schema         env LEGION_LLM_STRUCTURED
+    }}}
+
+A bad value in settings.json gives a warning and the default; a bad value in the environment or
+on the command line is a UsageError. The API key is read from ANTHROPIC_API_KEY (or
+ANTHROPIC_AUTH_TOKEN) only, never from settings.json, and is never printed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from legion_llm.errors import UsageError
+from legion_llm.llm.pricing import DEFAULT_MODEL
+
+ENGINE_CHOICES = ("auto", "anthropic", "offline")
+STRUCTURED_CHOICES = ("auto", "tool", "json_schema")
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    engine: str = "auto"
+    model: str = DEFAULT_MODEL
+    max_tokens: int = 4096
+    timeout_s: float = 60.0
+    deadline_s: float = 180.0
+    max_retry_sleep_s: float = 60.0
+    max_attempts: int = 4
+    max_cost_usd: float | None = None
+    max_input_tokens: int | None = None
+    base_url: str | None = None
+    fallback_offline: bool = True
+    structured_output: str = "auto"
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def effective_base_url(self) -> str:
+        return self.base_url or DEFAULT_BASE_URL
+
+
+class Secret:
+    """A string that never shows itself in repr, str, logs or JSON."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('********')"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class Credential:
+    """Which variable holds the key or token; `secret` never prints."""
+
+    variable: str
+    secret: Secret
+
+    @property
+    def kind(self) -> str:
+        return "api_key" if self.variable == "ANTHROPIC_API_KEY" else "auth_token"
+
+
+def find_credential(env: Mapping[str, str] | None = None) -> Credential | None:
+    """ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN; an empty value counts as not set."""
+    env = os.environ if env is None else env
+    for variable in KEY_VARIABLES:
+        value = env.get(variable, "").strip()
+        if value:
+            return Credential(variable, Secret(value))
+    return None
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[object], object]:
+    def parse(value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() in options:
+            return value.strip().lower()
+        raise ValueError(f"must be one of {', '.join(options)}")
+
+    return parse
+
+
+def _text(value: object) -> object:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise ValueError("must be a non-empty string")
+
+
+def _number(kind: type, minimum: float, *, exclusive: bool = False) -> Callable[[object], object]:
+    bound = f"> {minimum:g}" if exclusive else f">= {minimum:g}"
+
+    def parse(value: object) -> object:
+        try:
+            if isinstance(value, bool) or value is None:
+                raise ValueError
+            number = kind(value.strip() if isinstance(value, str) else value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"must be {'an integer' if kind is int else 'a number'} {bound}"
+            ) from None
+        if (number <= minimum) if exclusive else (number < minimum):
+            raise ValueError(f"must be {'an integer' if kind is int else 'a number'} {bound}")
+        return number
+
+    return parse
+
+
+def _flag(value: object) -> object:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in (
+        "1",
+        "true",
+        "yes",
+        "on",
+        "0",
+        "false",
+        "no",
+        "off",
+    ):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    raise ValueError("must be true or false")
+
+
+def _optional(parse: Callable[[object], object]) -> Callable[[object], object]:
+    def wrapped(value: object) -> object:
+        return None if value is None else parse(value)
+
+    return wrapped
+
+
+# field name -> (environment variable, parser)
+FIELDS: dict[str, tuple[str, Callable[[object], object]]] = {
+    "engine": ("LEGION_LLM_ENGINE", _choice(ENGINE_CHOICES)),
+    "model": ("LEGION_LLM_MODEL", _text),
+    "max_tokens": ("LEGION_LLM_MAX_TOKENS", _number(int, 1)),
+    "timeout_s": ("LEGION_LLM_TIMEOUT", _number(float, 0, exclusive=True)),
+    "deadline_s": ("LEGION_LLM_DEADLINE", _number(float, 0, exclusive=True)),
+    "max_retry_sleep_s": ("LEGION_LLM_MAX_RETRY_SLEEP", _number(float, 0)),
+    "max_attempts": ("LEGION_LLM_MAX_ATTEMPTS", _number(int, 1)),
+    "max_cost_usd": ("LEGION_LLM_MAX_COST", _optional(_number(float, 0))),
+    "max_input_tokens": ("LEGION_LLM_MAX_INPUT_TOKENS", _optional(_number(int, 1))),
+    "base_url": ("ANTHROPIC_BASE_URL", _optional(_text)),
+    "fallback_offline": ("LEGION_LLM_FALLBACK", _flag),
+    "structured_output": ("LEGION_LLM_STRUCTURED", _choice(STRUCTURED_CHOICES)),
+}
+
+
+def resolve_llm_config(
+    settings_llm: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+    settings_name: str = "settings.json",
+) -> LLMConfig:
+    """Resolve every field; `flags` values of None mean "not given on the command line"."""
+    env = os.environ if env is None else env
+    settings_llm = settings_llm or {}
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    warnings = [
+        f"Warning: {settings_name} memory.llm.{key} is not a known setting; ignored."
+        for key in settings_llm
+        if key not in FIELDS
+    ]
+    for name, (variable, parse) in FIELDS.items():
+        flag = (flags or {}).get(name)
+        if flag is not None:
+            values[name], sources[name] = (
+                _parse_or_usage(parse, flag, f"--{name.replace('_', '-')}"),
+                "flag",
+            )
+        elif env.get(variable, "").strip():
+            values[name], sources[name] = (
+                _parse_or_usage(parse, env[variable], variable),
+                f"env {variable}",
+            )
+        elif name in settings_llm:
+            try:
+                values[name], sources[name] = (
+                    parse(settings_llm[name]),
+                    f"{settings_name} memory.llm.{name}",
+                )
+            except ValueError as exc:
+                sources[name] = "default"
+                warnings.append(
+                    f"Warning: {settings_name} memory.llm.{name} {exc}; using the default."
+                )
+        else:
+            sources[name] = "default"
+    return LLMConfig(**values, sources=sources, warnings=tuple(warnings))
+
+
+def _parse_or_usage(parse: Callable[[object], object], value: object, where: str) -> object:
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise UsageError(f"{where} {exc} (got {value!r})") from None

@@ -1,0 +1,78 @@
+"""Typed errors of the LLM layer. Every one is a LegionError, so the CLI prints one line and exits.
+
+Exit codes: 2 for a configuration the user must fix (no key with `--engine anthropic`), 4 for
+everything else that went wrong in the LLM layer (so scripts can tell it from bad input, 1).
+No message or `data` field ever holds an API key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from legion_llm.errors import EXIT_USAGE, LegionError
+
+EXIT_LLM = 4
+
+
+class LLMError(LegionError):
+    """Base of the LLM layer's errors."""
+
+    exit_code = EXIT_LLM
+
+
+class NoApiKeyError(LLMError):
+    """`--engine anthropic` was forced but neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set."""
+
+    exit_code = EXIT_USAGE
+
+
+class LLMUnavailableError(LLMError):
+    """Claude could not be reached or refused the request (after the retries the policy allows)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        attempts: int = 1,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, data={"status": status, "attempts": attempts, **(data or {})})
+        self.status = status
+        self.attempts = attempts
+
+
+class StructuredOutputError(LLMError):
+    """Claude answered, but not with a usable structured result."""
+
+
+class InvalidOutputError(StructuredOutputError):
+    """The answer did not validate against the schema, twice (the first error was sent back once)."""
+
+
+class OutputTruncatedError(StructuredOutputError):
+    """The answer stopped at max_tokens (or the context window) before the tool input was complete."""
+
+
+class RefusalError(StructuredOutputError):
+    """Claude refused to answer (stop_reason "refusal")."""
+
+
+class NoToolCallError(StructuredOutputError):
+    """The answer had no tool_use block for the forced tool (or no text for a JSON-schema answer)."""
+
+
+class BudgetExceededError(LLMError):
+    """The next call could push the run's estimated cost past --max-cost; it was not made."""
+
+
+class TokenBudgetError(LLMError):
+    """An input is larger than the model's input budget. Split it (map, then reduce); never truncate."""
+
+
+class PromptError(LLMError):
+    """A prompt file is missing or malformed, or its variables do not match its placeholders."""
+
+
+class OfflineStepMissingError(LLMError):
+    """The offline engine has no deterministic step registered for this prompt."""
