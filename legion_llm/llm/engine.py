@@ -1,0 +1,278 @@
+"""The seam every LLM step calls: `engine.ask(Schema, "prompt-name", {variables})` -> Answer.
+
+Engines: "anthropic" (Claude through the SDK, in client.py), "offline" (the deterministic step
+each pipeline registers in offline.py), and the FallbackEngine that puts the two together: when
+Claude is unreachable it says so once and the offline engine answers the rest of the run; when
+one answer is unusable (invalid twice, cut at max_tokens, refused) the offline step answers that
+one. `select_engine` turns `--engine auto|anthropic|offline` into one of these.
+
+Nothing here imports anthropic, tiktoken or tenacity; client.py and tokens.py do, lazily.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from legion_llm.errors import UsageError
+from legion_llm.llm.budget import Usage, UsageMeter
+from legion_llm.llm.config import ENGINE_CHOICES, LLMConfig, find_credential, resolve_llm_config
+from legion_llm.llm.errors import (
+    LLMError,
+    LLMUnavailableError,
+    NoApiKeyError,
+    StructuredOutputError,
+)
+from legion_llm.llm.offline import REGISTRY, OfflineCall, OfflineRegistry
+from legion_llm.llm.prompts import RenderedPrompt, load_prompt
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Request(Generic[T]):
+    schema: type[T]
+    prompt: RenderedPrompt
+    variables: Mapping[str, Any]
+    context: Any = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """A validated result and where it came from. `usage` covers this ask only (re-asks and a
+    failed Claude attempt before a fallback included)."""
+
+    output: T
+    usage: Usage
+    prompt_name: str
+    prompt_sha256: str
+    engine: str
+    model: str | None
+    fallback_reason: str | None = None
+
+    def provenance(self) -> dict[str, Any]:
+        """What a result or eval log records next to the output."""
+        return {
+            "prompt": self.prompt_name,
+            "prompt_sha256": self.prompt_sha256,
+            "engine": self.engine,
+            "model": self.model,
+            "fallback_reason": self.fallback_reason,
+            "usage": {k: v for k, v in vars(self.usage).items()},
+        }
+
+
+def stderr_notice(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Notices:
+    """One-line notices for the user; each distinct text is passed to `sink` once."""
+
+    sink: Callable[[str], None] | None = stderr_notice
+    messages: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        if text in self.messages:
+            return
+        self.messages.append(text)
+        if self.sink is not None:
+            self.sink(text)
+
+
+class Engine(Protocol):
+    """What pipelines hold. `name` is the engine answering now ("anthropic", "offline", "fake")."""
+
+    meter: UsageMeter
+    notices: Notices
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    def ask(
+        self,
+        schema: type[T],
+        prompt_name: str,
+        variables: Mapping[str, Any],
+        *,
+        context: Any = None,
+        max_tokens: int | None = None,
+    ) -> Answer[T]: ...
+
+    def answer(self, request: Request[T]) -> Answer[T]: ...
+
+    def input_budget(self, max_tokens: int | None = None) -> int | None: ...
+
+
+class EngineBase:
+    """Shared `ask`: load and render the prompt strictly, answer, and report this ask's usage."""
+
+    name = "base"
+
+    def __init__(
+        self,
+        *,
+        meter: UsageMeter | None = None,
+        notices: Notices | None = None,
+        prompts_dir: Path | None = None,
+    ) -> None:
+        self.meter = meter or UsageMeter()
+        self.notices = notices or Notices()
+        self.prompts_dir = prompts_dir
+
+    @property
+    def model(self) -> str | None:
+        return None
+
+    def ask(
+        self,
+        schema: type[T],
+        prompt_name: str,
+        variables: Mapping[str, Any],
+        *,
+        context: Any = None,
+        max_tokens: int | None = None,
+    ) -> Answer[T]:
+        rendered = load_prompt(prompt_name, self.prompts_dir).render(variables)
+        before = self.meter.total.copy()
+        answer = self.answer(Request(schema, rendered, dict(variables), context, max_tokens))
+        return replace(answer, usage=_minus(self.meter.total, before))
+
+    def answer(self, request: Request[T]) -> Answer[T]:
+        raise NotImplementedError
+
+    def input_budget(self, max_tokens: int | None = None) -> int | None:
+        """Estimated input tokens one call may carry (None: no limit)."""
+        return None
+
+    def usage_dict(self) -> dict[str, Any]:
+        return self.meter.as_dict(self.name)
+
+
+def _minus(after: Usage, before: Usage) -> Usage:
+    return Usage(**{k: v - getattr(before, k) for k, v in vars(after).items()})
+
+
+class OfflineEngine(EngineBase):
+    """Deterministic steps registered per prompt name: no network, no key, zero cost."""
+
+    name = "offline"
+
+    def __init__(self, registry: OfflineRegistry | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.registry = registry if registry is not None else REGISTRY
+
+    def answer(self, request: Request[T]) -> Answer[T]:
+        step = self.registry.get(request.prompt.name)
+        call = OfflineCall(request.prompt.name, request.variables, request.context, request.schema)
+        result = step(call)
+        if not isinstance(result, request.schema):
+            raise LLMError(
+                f"offline step for {request.prompt.name!r} returned {type(result).__name__}, "
+                f"not {request.schema.__name__}"
+            )
+        output = request.schema.model_validate(result.model_dump())
+        self.meter.record(Usage(offline_calls=1), self.name)
+        return Answer(output, Usage(), request.prompt.name, request.prompt.sha256, self.name, None)
+
+
+class FallbackEngine(EngineBase):
+    """Claude first; the offline step when Claude is unavailable (for the rest of the run) or when
+    one answer is unusable (for that answer). Each reason is one notice."""
+
+    def __init__(self, primary: Engine, fallback: OfflineEngine) -> None:
+        super().__init__(
+            meter=primary.meter, notices=primary.notices, prompts_dir=fallback.prompts_dir
+        )
+        self.primary = primary
+        self.fallback = fallback
+        self.down: str | None = None
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.fallback.name if self.down else self.primary.name
+
+    @property
+    def model(self) -> str | None:
+        return self.primary.model
+
+    def answer(self, request: Request[T]) -> Answer[T]:
+        if self.down is not None:
+            return replace(self.fallback.answer(request), fallback_reason=self.down)
+        try:
+            return self.primary.answer(request)
+        except (LLMUnavailableError, StructuredOutputError) as exc:
+            if not self.fallback.registry.has(request.prompt.name):
+                raise
+            reason = exc.message
+            if isinstance(exc, LLMUnavailableError):
+                self.down = reason
+                self.notices.add(
+                    f"notice: Claude is unavailable ({reason}); "
+                    "the offline engine answers the rest of this run"
+                )
+            else:
+                self.notices.add(
+                    f"notice: Claude's answer to prompt {request.prompt.name!r} was unusable "
+                    f"({reason}); the offline engine answered it"
+                )
+            return replace(self.fallback.answer(request), fallback_reason=reason)
+
+    def input_budget(self, max_tokens: int | None = None) -> int | None:
+        return self.primary.input_budget(max_tokens)
+
+    def usage_dict(self) -> dict[str, Any]:
+        return self.meter.as_dict(self.primary.name)
+
+
+NO_KEY_NOTICE = (
+    "notice: no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set; using the offline engine"
+)
+
+
+def select_engine(
+    choice: str | None = None,
+    config: LLMConfig | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    registry: OfflineRegistry | None = None,
+    notices: Notices | None = None,
+    prompts_dir: Path | None = None,
+    claude_options: Mapping[str, Any] | None = None,
+) -> Engine:
+    """`auto` -> Claude (with offline fallback) when a key or token is set, else offline with one
+    notice; `anthropic` without a key -> NoApiKeyError; `offline` -> the offline engine."""
+    config = config or resolve_llm_config(env=env)
+    choice = (choice or config.engine).lower()
+    if choice not in ENGINE_CHOICES:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINE_CHOICES)}, not {choice!r}")
+    meter = UsageMeter(max_cost_usd=config.max_cost_usd)
+    shared: dict[str, Any] = {"meter": meter, "notices": notices or Notices()}
+    offline = OfflineEngine(registry, prompts_dir=prompts_dir, **shared)
+    if choice == "offline":
+        return offline
+    credential = find_credential(env)
+    if credential is None:
+        if choice == "anthropic":
+            raise NoApiKeyError(
+                "--engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN in the environment"
+            )
+        offline.notices.add(NO_KEY_NOTICE)
+        return offline
+    from legion_llm.llm.client import ClaudeEngine
+
+    meter.model = config.model
+    claude = ClaudeEngine(
+        config, credential, prompts_dir=prompts_dir, **shared, **(claude_options or {})
+    )
+    return FallbackEngine(claude, offline) if config.fallback_offline else claude
