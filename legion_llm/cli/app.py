@@ -7,6 +7,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
+from legion_llm.cli import llm as llm_cli
 from legion_llm.cli import maintenance, outcomes
 from legion_llm.cli.render import envelope, stderr_line
 from legion_llm.errors import EXIT_BAD_INPUT, EXIT_USAGE, LegionError, WriteFailedError
@@ -19,6 +20,7 @@ app = typer.Typer(
     help="A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction.",
 )
 app.add_typer(outcomes.app, name="outcomes")
+app.add_typer(llm_cli.app, name="llm")
 app.command("briefing")(maintenance.briefing)
 app.command("prune")(maintenance.prune_cmd)
 

@@ -1,0 +1,217 @@
+"""`legion-llm llm check|selftest`, and the options every LLM command shares.
+
+Later LLM commands reuse `EngineOpt`, `ModelOpt`, `MaxCostOpt` and `open_session(...)`, and put
+`session.usage()` in their --json data as `usage`. Importing this module imports no anthropic,
+tiktoken or tenacity: `llm check` never does; the other commands do when they call Claude.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
+
+import typer
+
+from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, common, finish
+
+if TYPE_CHECKING:
+    from legion_llm.llm.config import LLMConfig
+    from legion_llm.llm.engine import Engine
+    from legion_llm.llm.offline import OfflineRegistry
+
+app = typer.Typer(no_args_is_help=True, help="The LLM engine: check the set-up, run a self-test.")
+
+EngineOpt = Annotated[
+    str | None,
+    typer.Option("--engine", help="auto, anthropic or offline (default: settings, else auto)."),
+]
+ModelOpt = Annotated[
+    str | None, typer.Option("--model", help="Claude model (default: settings, else built in).")
+]
+MaxCostOpt = Annotated[
+    float | None,
+    typer.Option("--max-cost", min=0, help="Stop before a call that could take the run past USD."),
+]
+
+
+@dataclass
+class LLMSession:
+    """The engine a command uses, its resolved config, and the warnings found on the way."""
+
+    engine: Engine
+    config: LLMConfig
+    warnings: list[str] = field(default_factory=list)
+
+    def usage(self) -> dict[str, Any]:
+        return self.engine.meter.as_dict(self.engine.name)
+
+
+def resolve_config(
+    c: Common, engine: str | None, model: str | None, max_cost: float | None
+) -> tuple[LLMConfig, list[str]]:
+    """Flags > env > settings.json memory.llm > defaults; returns the config and its warnings."""
+    from legion_llm.llm.config import resolve_llm_config
+
+    settings = c.settings()
+    flags = {"engine": engine, "model": model, "max_cost_usd": max_cost}
+    config = resolve_llm_config(settings.llm, flags=flags, settings_name=c.paths.settings.name)
+    return config, [*settings.warnings, *config.warnings]
+
+
+def open_session(
+    c: Common,
+    engine: str | None = None,
+    model: str | None = None,
+    max_cost: float | None = None,
+    *,
+    registry: OfflineRegistry | None = None,
+) -> LLMSession:
+    """Build the engine for an LLM command from its options (notices go to stderr at once)."""
+    from legion_llm.llm.engine import select_engine
+
+    config, warnings = resolve_config(c, engine, model, max_cost)
+    chosen = select_engine(config.engine, config, registry=registry)
+    return LLMSession(chosen, config, warnings)
+
+
+def display_url(url: str) -> str:
+    """A URL without any user:password part."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
+@app.command("check")
+def check(
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    root: RootOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Show which engine and model would be used and whether a key is set. Calls no API."""
+    c = common(root, None, json_)
+    config, warnings = resolve_config(c, engine, model, max_cost)
+    data, human = check_report(c, config)
+    code = 0 if data["ready"] else 1
+    finish(CommandResult("llm check", data, human, warnings, code), c)
+
+
+def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
+    from legion_llm.llm.budget import UsageMeter, input_budget
+    from legion_llm.llm.config import find_credential
+    from legion_llm.llm.pricing import model_info
+    from legion_llm.resources import prompts_dir
+
+    credential = find_credential(os.environ)
+    info = model_info(config.model)
+    selected, reason, problems = _selection(config.engine, credential is not None)
+    if not info.known:
+        problems.append(
+            f"model {config.model!r} is not in the price table; costs use the highest rates"
+        )
+    folder = prompts_dir()
+    prompts = sorted(p.stem for p in folder.glob("*.md") if p.stem != "README")
+    settings = c.paths.settings
+    data: dict[str, Any] = {
+        "engine": {"requested": config.engine, "source": config.sources.get("engine"),
+                   "selected": selected, "reason": reason},
+        "model": {"name": config.model, "source": config.sources.get("model"), "known": info.known,
+                  "structured_output": _mode(config, info.structured),
+                  "context_tokens": info.context_tokens,
+                  "input_budget_tokens": input_budget(config.model, config.max_tokens,
+                                                      config.max_input_tokens)},
+        "credential": {"configured": credential is not None,
+                       "variable": credential.variable if credential else None},
+        "base_url": {"url": display_url(config.effective_base_url),
+                     "source": config.sources.get("base_url")},
+        "settings": {"path": str(settings), "exists": settings.is_file()},
+        "limits": _limits(config),
+        "prompts": {"dir": str(folder), "names": prompts},
+        "api_called": False,
+        "ready": not any(p.startswith("error:") for p in problems),
+        "problems": problems,
+        "usage": UsageMeter(model=config.model if selected == "anthropic" else None).as_dict(selected),
+    }  # fmt: skip
+    return data, _human(data)
+
+
+def _selection(requested: str, has_key: bool) -> tuple[str, str, list[str]]:
+    if requested == "offline":
+        return "offline", "--engine offline", []
+    if has_key:
+        return "anthropic", "a key or token is set", []
+    if requested == "anthropic":
+        problem = "error: --engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
+        return "none", "no key or token is set", [problem]
+    return "offline", "auto, and no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set", []
+
+
+def _mode(config: LLMConfig, default: str) -> str:
+    return default if config.structured_output == "auto" else config.structured_output
+
+
+def _limits(config: LLMConfig) -> dict[str, Any]:
+    names = ("max_tokens", "timeout_s", "deadline_s", "max_retry_sleep_s", "max_attempts",
+             "max_cost_usd", "max_input_tokens", "fallback_offline")  # fmt: skip
+    return {
+        name: {"value": getattr(config, name), "source": config.sources.get(name)} for name in names
+    }
+
+
+def _human(data: dict[str, Any]) -> str:
+    engine, model, key = data["engine"], data["model"], data["credential"]
+    limits = {k: v["value"] for k, v in data["limits"].items()}
+    cost = "none" if limits["max_cost_usd"] is None else f"${limits['max_cost_usd']:g}"
+    lines = [
+        f"engine:    {engine['selected']} (requested {engine['requested']}: {engine['reason']})",
+        f"model:     {model['name']} ({model['source']}; {model['structured_output']} output, "
+        f"input budget {model['input_budget_tokens']} tokens)",
+        f"key:       {'configured in ' + key['variable'] if key['configured'] else 'not configured'}",
+        f"base URL:  {data['base_url']['url']} ({data['base_url']['source']})",
+        f"settings:  {data['settings']['path']}"
+        + ("" if data["settings"]["exists"] else " (not found: defaults)"),
+        f"limits:    max_tokens {limits['max_tokens']}, timeout {limits['timeout_s']:g} s, "
+        f"deadline {limits['deadline_s']:g} s, retry wait cap {limits['max_retry_sleep_s']:g} s, "
+        f"{limits['max_attempts']} attempts, max cost {cost}",
+        f"prompts:   {data['prompts']['dir']} ({len(data['prompts']['names'])})",
+        *[f"problem:   {p}" for p in data["problems"]],
+        "No API call was made.",
+    ]
+    return "\n".join(lines)
+
+
+@app.command("selftest")
+def selftest(
+    word: Annotated[str, typer.Option("--word", help="The word to echo.")] = "legion",
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    root: RootOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Ask the engine one tiny structured question (prompts/selftest.md) and check the answer."""
+    from legion_llm.llm.selftest import PROMPT, SelfTestReply, verify
+
+    c = common(root, None, json_)
+    session = open_session(c, engine, model, max_cost)
+    answer = session.engine.ask(SelfTestReply, PROMPT, {"word": word})
+    passed = verify(word, answer.output)
+    data = {
+        "passed": passed,
+        "output": answer.output.model_dump(),
+        **answer.provenance(),
+        "notices": list(session.engine.notices.messages),
+        "usage": session.usage(),
+    }
+    usage = data["usage"]
+    human = (
+        f"selftest {'passed' if passed else 'FAILED'}: engine {answer.engine}, "
+        f"model {answer.model or '-'}, prompt sha256 {answer.prompt_sha256[:12]}; "
+        f"{usage['calls']} call(s), {usage['input_tokens']} in / {usage['output_tokens']} out "
+        f"tokens, about ${usage['estimated_cost_usd']:.4f}"
+    )
+    finish(CommandResult("llm selftest", data, human, session.warnings, 0 if passed else 1), c)
