@@ -1,0 +1,1 @@
+"""Evaluation suites: datasets, pure scorers and runners used by `legion-llm eval`."""

@@ -1,0 +1,343 @@
+"""Error-signature matching: salient line, normalisation, fingerprint, ranked fuzzy matches.
+
+The deterministic core of the error knowledge base (memory-manager spec section 9: "match on key
+error terms, not exact string"). Pure functions and an in-memory index, no I/O, no LLM:
+
+- `salient(text)` reduces tool output to the line(s) that name the error;
+- `normalise(text)` parameterises what varies between occurrences (see `signature_rules`);
+- `fingerprint(text)` is the sha1 of the normalised salient signature (the exact tier);
+- `SignatureIndex(candidates).rank(query)` returns `Match`es, best first, each with a score in
+  [0, 1] and a band: "match" (score >= HIGH), "none" (score < LOW) or "ambiguous" in between.
+
+The score is a weighted Jaccard (Ruzicka) similarity of the salient tokens, each token weighted by
+its kind (error codes and subject names most, placeholders least) times its IDF over the index. A
+code that only one side carries is missing information, not a contradiction, and stays out of the
+union. The other lines of the text (the context) only break ties. The ambiguous band is what a
+pipeline may send to an LLM; `decide_offline` is the deterministic decision for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from legion_llm.memory.signature_rules import (
+    ANSI,
+    CODE,
+    KIND_WEIGHT,
+    SUBJECT,
+    split_salient,
+    tokens,
+)
+
+__all__ = [
+    "HIGH",
+    "LOW",
+    "MID",
+    "Band",
+    "Candidate",
+    "Match",
+    "SignatureIndex",
+    "decide_offline",
+    "fingerprint",
+    "normalise",
+    "salient",
+    "same_root_cause",
+]
+
+HIGH = 0.62  # at or above: the same root cause, no questions asked
+LOW = 0.30  # below: a different root cause
+MID = 0.36  # inside the band, the offline engine says "same" from here on, barring a conflict
+TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
+ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
+CONTEXT_WEIGHT = 0.5  # a context token weighs this much of a salient token of the same kind
+CONTEXT_TOP = 50  # context similarity (a tie-break) is computed for this many best candidates
+MAX_CONTEXT_LINES = 60
+
+Band = Literal["match", "ambiguous", "none"]
+Weights = dict[str, float]
+
+
+# ---------------------------------------------------------------- normalisation
+
+_Sub = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+
+_PATH_CHARS = r"[^\s'\"`<>|(){}\[\],;:]"
+
+
+def _path(found: re.Match[str]) -> str:
+    """A path becomes <path>; a quoted one keeps its file name, which is often the point."""
+    text = found.group(0)
+    quoted = found.start() > 0 and found.string[found.start() - 1] in "'\"`"
+    name = re.split(r"[\\/]", text.rstrip("\\/"))[-1]
+    if quoted and "." in name.strip("."):
+        return f"<path>/{name}"
+    return "<path>"
+
+
+# fmt: off
+_SUBS: tuple[_Sub, ...] = tuple((re.compile(pattern), repl) for pattern, repl in (
+    (r"(?i)\b([a-z][a-z0-9+.-]*(?::[a-z][a-z0-9+.-]*)?)://[^\s'\"`<>()\[\]]*[^\s'\"`<>()\[\].,;:]", r"\1:<url>"),
+    (r"(?i)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?!\.)", "<email>"),
+    (rf"(?<![\w])[A-Za-z]:[\\/]{_PATH_CHARS}*", _path),  # C:\x\y  C:/x/y
+    (rf"(?<![\w.:/@<>-])(?:~|\.{{1,2}})?/(?!/){_PATH_CHARS}+", _path),  # /x/y ./x ~/x
+    (r"(?<![\w./@<>-])(?:[\w.@-]+[\\/])+[\w.@-]*\.[A-Za-z]\w{0,5}\b", _path),  # a/b.py
+    (r"<path>(?::\d+){1,2}\b|<path>\(\d+,\d+\)|<path>:\[\d+,\d+\]", "<path>"),  # :line:col
+    (r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>"),
+    (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
+    (r"\b\d{4}-\d\d-\d\d(?:[T ]\d\d[:_]\d\d(?:[:_]\d\d)?(?:[.,_]\d+)?Z?)?", "<date>"),
+    (r"\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b", "<time>"),
+    (r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])", "<ip>"),
+    (r"(?<![\w:])::(?:1|ffff:[\d.]+)?(?::\d+)?(?![\w:])|\[::\d*\](?::\d+)?", "<ip>"),
+    (r"(?i)(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,}(?![\w-])", "<hash>"),
+    (r"(?<![\w-])(?=[A-Za-z0-9]*\d[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{7,}(?![\w-])", "<id>"),
+    (r"(?<![\w.])[v^~]?\d+\.\d+\.\d+(?:[-+.][\w.-]*\w)?(?![\w])|(?<![\w.])v\d+(?:\.\d+)?\b", "<version>"),
+    (r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min|minutes|h|µs|us|ns)\b", "<duration>"),
+    (r"(--[\w-]+)=\S+", r"\1=<value>"),
+    (r"(?<![\w])-?\d+(?:[.,]\d+)?(?![\w])", "<num>"),
+))
+# fmt: on
+_QUOTED = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|`([^`\n]*)`|‘([^’\n]*)’")
+MAX_QUOTED = 60
+
+
+def _quote(found: re.Match[str]) -> str:
+    """Quotes become '…'; a long quoted text is a message, not a name, and loses its quotes."""
+    inner = next(group for group in found.groups() if group is not None)
+    inner = _QUOTED.sub(_quote, inner).strip("'")
+    if len(inner) > MAX_QUOTED:
+        return inner
+    return f"'{inner}'"
+
+
+def normalise(text: str) -> str:
+    """Sentry-style parameterisation plus paths, :line:col, addresses, versions, durations, ids."""
+    out = ANSI.sub("", text)
+    for pattern, repl in _SUBS:
+        out = pattern.sub(repl, out)
+    out = _QUOTED.sub(_quote, out)
+    out = re.sub(r"(?:<(\w+)>)(?:[\s,]*<\1>)+", r"<\1>", out)  # runs of one placeholder
+    return re.sub(r"[ \t]+", " ", out).strip()
+
+
+def salient(text: str) -> str:
+    """The salient line(s) of an error text, newline-joined (the whole stripped text if none)."""
+    lines, _ = split_salient(text)
+    return "\n".join(lines) if lines else text.strip()
+
+
+def fingerprint(text: str) -> str:
+    """sha1 of the normalised, case-folded salient signature: equal for the same error."""
+    return hashlib.sha1(normalise(salient(text)).casefold().encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str
+    signature: str
+    fix: str = ""
+    resolved: bool = False
+
+
+@dataclass(frozen=True)
+class Match:
+    candidate: Candidate
+    score: float
+    band: Band
+    exact: bool = False
+    shared_keys: tuple[str, ...] = ()  # codes and subject names both sides carry
+    conflicts: tuple[str, ...] = ()  # codes (or subjects) when both sides have some, none shared
+    context: float = 0.0  # similarity of the non-salient lines; breaks ties only
+    wording: float = 0.0  # the salient similarity with error codes left out
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the matcher keeps of one error text: fingerprint, salient and context token kinds."""
+
+    fingerprint: str
+    salient: dict[str, str]
+    context: dict[str, str]
+    codes: frozenset[str]
+    subjects: frozenset[str]
+
+
+def features(text: str) -> Features:
+    lines, context = split_salient(text)
+    norm = normalise("\n".join(lines) if lines else text.strip())
+    sal = tokens(norm)
+    ctx = tokens(normalise("\n".join(context[:MAX_CONTEXT_LINES])))
+    return Features(
+        hashlib.sha1(norm.casefold().encode()).hexdigest(),
+        sal,
+        {t: k for t, k in ctx.items() if t not in sal},
+        frozenset(t for t, kind in sal.items() if kind == CODE),
+        frozenset(t for t, kind in sal.items() if kind == SUBJECT),
+    )
+
+
+def key_agreement(a: Features, b: Features) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(shared codes and subjects, conflicting ones). Codes conflict when both texts carry codes
+    and share none; subjects (the module, package, fixture, file or option) likewise."""
+    shared = (a.codes & b.codes) | (a.subjects & b.subjects)
+    conflicts: set[str] = set()
+    for mine, theirs in ((a.codes, b.codes), (a.subjects, b.subjects)):
+        if mine and theirs and not mine & theirs:
+            conflicts |= mine | theirs
+    return tuple(sorted(shared)), tuple(sorted(conflicts))
+
+
+def _without(weights: Weights, drop: frozenset[str]) -> Weights:
+    return {t: w for t, w in weights.items() if t not in drop} if drop else weights
+
+
+def band_of(score: float) -> Band:
+    if score >= HIGH:
+        return "match"
+    return "none" if score < LOW else "ambiguous"
+
+
+def _ruzicka(a: Weights, b: Weights) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    shared = sum(min(w, b[t]) for t, w in a.items() if t in b)
+    union = sum(a.values()) + sum(b.values()) - shared
+    return shared / union if union > 0 else 0.0
+
+
+class SignatureIndex:
+    """Candidates indexed once (IDF, postings, fingerprints); `rank` scores one query against all."""
+
+    def __init__(
+        self, candidates: Iterable[Candidate], *, idf_from: SignatureIndex | None = None
+    ) -> None:
+        """`idf_from`: weigh tokens by another (larger) index's document frequencies."""
+        self.candidates: list[Candidate] = list(candidates)
+        self._feats = [features(c.signature) for c in self.candidates]
+        self._df: Counter[str] = Counter()
+        for feat in self._feats:
+            self._df.update(set(feat.salient) | set(feat.context))
+        self._docs = len(self._feats)
+        if idf_from is not None:
+            self._df, self._docs = idf_from._df, idf_from._docs
+        self._sal = [self.weights(f.salient) for f in self._feats]
+        self._ctx = [self.weights(f.context, CONTEXT_WEIGHT) for f in self._feats]
+        self._total = [sum(w.values()) for w in self._sal]
+        self._codes = [
+            sum(w[c] for c in f.codes) for f, w in zip(self._feats, self._sal, strict=True)
+        ]
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        self._exact: dict[str, list[int]] = {}
+        for doc, weights in enumerate(self._sal):
+            for token, weight in weights.items():
+                self._postings.setdefault(token, []).append((doc, weight))
+            self._exact.setdefault(self._feats[doc].fingerprint, []).append(doc)
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def idf(self, token: str) -> float:
+        """Smoothed inverse document frequency; a token the index never saw counts as rarest."""
+        return math.log(1.0 + (self._docs + 1) / (self._df.get(token, 0) + 0.5))
+
+    def weights(self, kinds: dict[str, str], scale: float = 1.0) -> Weights:
+        return {t: scale * KIND_WEIGHT[kind] * self.idf(t) for t, kind in kinds.items()}
+
+    def rank(self, query: str, limit: int = 5) -> list[Match]:
+        """The `limit` best candidates for an error text, best first; [] when none shares a token."""
+        feat = features(query)
+        scores = self._scores(feat)
+        exact = self._exact.get(feat.fingerprint, [])
+        for doc in exact:
+            scores[doc] = 1.0
+        best = heapq.nlargest(max(4 * limit, 20), scores, key=scores.__getitem__)
+        ctx = self.weights(feat.context, CONTEXT_WEIGHT)
+        sal = self.weights(feat.salient)
+        matches = []
+        for position, doc in enumerate(best):
+            context = _ruzicka(ctx, self._ctx[doc]) if ctx and position < CONTEXT_TOP else 0.0
+            wording = _ruzicka(
+                _without(sal, feat.codes), _without(self._sal[doc], self._feats[doc].codes)
+            )
+            matches.append(self._match(feat, doc, scores[doc], doc in exact, (context, wording)))
+        return order(matches)[:limit]
+
+    def _scores(self, feat: Features) -> dict[int, float]:
+        """Ruzicka similarity of the salient tokens against every candidate sharing one."""
+        sal = self.weights(feat.salient)
+        total, codes = sum(sal.values()), sum(sal[c] for c in feat.codes)
+        shared: dict[int, float] = {}
+        for token, weight in sal.items():
+            for doc, other in self._postings.get(token, ()):
+                shared[doc] = shared.get(doc, 0.0) + min(weight, other)
+        return {doc: value / self._union(total, codes, doc, value) for doc, value in shared.items()}
+
+    def _union(self, total: float, codes: float, doc: int, shared: float) -> float:
+        """Ruzicka's denominator; codes that only one side carries stay out of it."""
+        mine, theirs = total, self._total[doc]
+        if codes and not self._codes[doc]:
+            mine -= (1 - ONE_SIDED_CODE) * codes
+        elif self._codes[doc] and not codes:
+            theirs -= (1 - ONE_SIDED_CODE) * self._codes[doc]
+        return max(mine + theirs - shared, 1e-9)
+
+    def _match(
+        self, feat: Features, doc: int, score: float, exact: bool, extra: tuple[float, float]
+    ) -> Match:
+        shared, conflicts = key_agreement(feat, self._feats[doc])
+        score = round(min(1.0, max(0.0, score)), 4)
+        context, wording = (round(value, 4) for value in extra)
+        return Match(
+            self.candidates[doc], score, band_of(score), exact, shared, conflicts, context, wording
+        )
+
+
+def order(matches: Sequence[Match]) -> list[Match]:
+    """Exact first, then by score; among scores within TIE of a block's best, Resolved first
+    (then higher score, then more similar context)."""
+    ranked = sorted(matches, key=lambda m: (not m.exact, -m.score, -m.context, m.candidate.key))
+    out: list[Match] = []
+    start = 0
+    while start < len(ranked):
+        head, end = ranked[start], start + 1
+        while (
+            end < len(ranked)
+            and ranked[end].exact == head.exact
+            and ranked[end].score >= head.score - TIE
+        ):
+            end += 1
+        block = ranked[start:end]
+        block.sort(key=lambda m: (not m.candidate.resolved, -m.score, -m.context, m.candidate.key))
+        out += block
+        start = end
+    return out
+
+
+def decide_offline(match: Match) -> bool:
+    """The deterministic verdict: "match" is the same root cause, "none" is not; inside the
+    ambiguous band it is when the score reaches MID and nothing conflicts (no disjoint codes or
+    subject names). Different codes are forgiven when the wording alone matches (`wording` >=
+    HIGH): sibling diagnostics of one problem, e.g. TS2582 / TS2593 with the same message."""
+    if match.band != "ambiguous":
+        return match.band == "match"
+    if match.score < MID:
+        return False
+    codes_only = all(key.isupper() for key in match.conflicts)  # subjects are lower-case
+    return not match.conflicts or (codes_only and match.wording >= HIGH)
+
+
+def same_root_cause(a: str, b: str, index: SignatureIndex | None = None) -> tuple[bool, float]:
+    """(same root cause?, score) of two error texts, for de-duplication.
+
+    Pass the store's `index` so that its IDF weighs the tokens; without one the two texts alone do."""
+    background = index or SignatureIndex([Candidate("a", a), Candidate("b", b)])
+    found = SignatureIndex([Candidate("b", b)], idf_from=background).rank(a, 1)
+    if not found:
+        return False, 0.0
+    return decide_offline(found[0]), found[0].score
