@@ -87,3 +87,46 @@ def test_current_phase_from_real_state_files(name: str, phase: str) -> None:
     from legion_llm.memory.planning import current_phase
 
     assert current_phase(REALWORLD / name / ".planning/STATE.md") == phase
+
+
+# file -> (kind, table rows, learn entries)
+EXPECTED_KNOWLEDGE = {
+    "ace027__custom-psa-nolegion/.planning/memory/PATTERNS.md": ("patterns", 2, 0),
+    "ace027__custom-psa-nolegion/.planning/memory/PATTERNS.md.v1": ("patterns", 1, 0),
+    "ace027__custom-psa-nolegion/.planning/memory/PREFERENCES.md": ("preferences", 6, 0),
+}
+
+
+def test_every_knowledge_file_is_listed() -> None:
+    names = ("PATTERNS.md", "ERRORS.md", "PREFERENCES.md", "PITFALLS.md")
+    found = {
+        str(p.relative_to(REALWORLD)) for p in REALWORLD.rglob("*") if p.name.startswith(names)
+    }
+    assert found == set(EXPECTED_KNOWLEDGE)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_KNOWLEDGE))
+def test_knowledge_files_parse(name: str) -> None:
+    from legion_llm.memory.knowledge import KINDS, read_knowledge
+
+    kind, rows, entries = EXPECTED_KNOWLEDGE[name]
+    path = REALWORLD / name
+    before = path.read_bytes()
+    loaded = read_knowledge(KINDS[kind], path)
+    assert loaded.warnings == []
+    assert sum(r.format == "table" for r in loaded.records) == rows
+    assert sum(r.format == "learn" for r in loaded.records) == entries
+    assert all(r.branch == "dev" and r.id for r in loaded.records)
+    assert path.read_bytes() == before
+
+
+def test_real_preferences_cells_with_diff_fragments() -> None:
+    from legion_llm.memory.knowledge import PREFERENCES, read_knowledge
+
+    records = read_knowledge(
+        PREFERENCES, REALWORLD / "ace027__custom-psa-nolegion/.planning/memory/PREFERENCES.md"
+    ).records
+    first = records[0].to_dict()
+    assert first["decision_point"] == "manual-edit" and first["signal"] == "corrective"
+    assert first["user_choice"].startswith("User edited backend/app/models.py")
+    assert [r.values["signal"] for r in records].count("positive") == 3

@@ -7,8 +7,8 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
+from legion_llm.cli import knowledge, maintenance, outcomes
 from legion_llm.cli import llm as llm_cli
-from legion_llm.cli import maintenance, outcomes
 from legion_llm.cli.render import envelope, stderr_line
 from legion_llm.errors import EXIT_BAD_INPUT, EXIT_USAGE, LegionError, WriteFailedError
 
@@ -21,6 +21,11 @@ app = typer.Typer(
 )
 app.add_typer(outcomes.app, name="outcomes")
 app.add_typer(llm_cli.app, name="llm")
+app.add_typer(knowledge.patterns_app, name="patterns")
+app.add_typer(knowledge.errors_app, name="errors")
+app.add_typer(knowledge.preferences_app, name="preferences")
+app.command("recall")(knowledge.recall_topic_cmd)
+app.command("signals")(knowledge.signals_cmd)
 app.command("briefing")(maintenance.briefing)
 app.command("prune")(maintenance.prune_cmd)
 

@@ -196,7 +196,16 @@ def test_auto_prune_after_store_when_enabled(cli: Any, project: Path) -> None:
     assert [r["id"] for r in left["data"]["records"]] == ["O-006"]
 
 
-def test_real_entry_point_and_no_llm_imports(project: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["outcomes", "recall"],
+        ["recall", "auth"],
+        ["signals", "--task-types", "backend"],
+        ["briefing"],
+    ],
+)
+def test_plain_commands_import_no_llm_library(project: Path, command: list[str]) -> None:
     code = (
         "import sys; from legion_llm.cli.app import main\n"
         "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
@@ -205,13 +214,17 @@ def test_real_entry_point_and_no_llm_imports(project: Path) -> None:
     )
     write_rows(project, 3)
     done = subprocess.run(
-        [sys.executable, "-c", code, "outcomes", "recall", "--json", "--root", str(project)],
+        [sys.executable, "-c", code, *command, "--json", "--root", str(project)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert done.returncode == 0
+    assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stderr
+
+
+def test_console_script_entry_point(project: Path) -> None:
+    write_rows(project, 3)
     script = Path(sys.executable).with_name("legion-llm")
-    via_script = subprocess.run(
+    done = subprocess.run(
         [script, "outcomes", "recall", "--json", "--root", project], capture_output=True, text=True
     )
-    assert via_script.returncode == 0 and '"total": 3' in via_script.stdout
+    assert done.returncode == 0 and '"total": 3' in done.stdout

@@ -1,0 +1,267 @@
+"""`legion-llm patterns|errors|preferences add|recall`, `legion-llm recall TOPIC`, `legion-llm signals`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import (
+    BranchOpt,
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+    resolve_branch,
+    split_option,
+)
+from legion_llm.cli.render import rich_print, table
+from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES, KnowledgeKind, read_knowledge
+from legion_llm.memory.knowledge_recall import KnowledgeQuery, recall_knowledge
+
+patterns_app = typer.Typer(no_args_is_help=True, help="Reusable patterns (PATTERNS.md).")
+errors_app = typer.Typer(no_args_is_help=True, help="Error signatures and their fixes (ERRORS.md).")
+preferences_app = typer.Typer(no_args_is_help=True, help="User decision signals (PREFERENCES.md).")
+
+TagsOpt = Annotated[str | None, typer.Option("--tags", help="Comma-separated tags.")]
+AgentOpt = Annotated[str | None, typer.Option("--agent")]
+
+
+def _text(name: str, help_text: str) -> Any:
+    return typer.Option(name, help=help_text)
+
+
+def _add(c: Common, kind: KnowledgeKind, values: dict[str, str]) -> None:
+    from legion_llm.memory.knowledge_store import add_knowledge
+
+    stored = add_knowledge(c.paths, kind, values, today=c.today)
+    data: dict[str, Any] = {"record": stored.record.to_dict(), "action": stored.action}
+    if stored.decided_by:
+        data["decided_by"] = stored.decided_by
+        data["score"] = round(stored.score or 0.0, 4)
+    verbs = {"added": "Stored", "existing": "Already known as", "updated": "Updated the fix of"}
+    human = f"{verbs[stored.action]} {stored.record.id} in .planning/memory/{kind.file_name}"
+    finish(CommandResult(f"{kind.name} add", data, human, stored.warnings), c)
+
+
+def _recall(c: Common, kind: KnowledgeKind, query: KnowledgeQuery, columns: list[str]) -> None:
+    loaded = read_knowledge(kind, c.paths.memory_dir / kind.file_name)
+    records = recall_knowledge(loaded.records, query, c.today)
+    data = {"records": records, "total": len(records)}
+
+    def human() -> None:
+        table(
+            kind.file_name,
+            ["id", *columns, "tags"],
+            [[r["id"], *(r[k] for k in columns), ", ".join(r["tags"])] for r in records],
+        )
+
+    finish(CommandResult(f"{kind.name} recall", data, human, loaded.warnings), c)
+
+
+@patterns_app.command("add")
+def patterns_add(
+    pattern: Annotated[str, _text("--pattern", "What was done that worked.")],
+    context: Annotated[str, _text("--context", "Where and why it worked.")],
+    reuse_criteria: Annotated[str, _text("--reuse-criteria", "When to apply it again.")],
+    source: Annotated[str, _text("--source", "O-NNN or a description.")] = "",
+    tags: TagsOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Store a pattern (spec section 8)."""
+    values = {
+        "pattern": pattern,
+        "context": context,
+        "reuse_criteria": reuse_criteria,
+        "source": source,
+        "tags": tags or "",
+    }
+    _add(common(root, today, json_), PATTERNS, values)
+
+
+@patterns_app.command("recall")
+def patterns_recall(
+    tags: TagsOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 10,
+    branch: BranchOpt = "all",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Recall patterns by recency (spec section 8)."""
+    c = common(root, today, json_)
+    query = KnowledgeQuery(
+        tags=split_option(tags), branch=resolve_branch(branch, c.root), limit=limit
+    )
+    _recall(c, PATTERNS, query, ["date", "pattern", "reuse_criteria", "source"])
+
+
+@errors_app.command("add")
+def errors_add(
+    signature: Annotated[str, _text("--signature", "The error message (enough to match).")],
+    fix: Annotated[str, _text("--fix", "What resolved it.")],
+    agent: Annotated[str, _text("--agent", "The agent that resolved it.")],
+    resolved: Annotated[
+        bool, typer.Option("--resolved/--unresolved", help="Did the fix work?")
+    ] = True,
+    tags: TagsOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Store an error fix; a signature matching a stored one is not stored twice (spec section 9)."""
+    values = {
+        "error_signature": signature,
+        "fix": fix,
+        "agent": agent,
+        "resolved": str(resolved).lower(),
+        "tags": tags or "",
+    }
+    _add(common(root, today, json_), ERRORS, values)
+
+
+@errors_app.command("recall")
+def errors_recall(
+    error_text: Annotated[
+        str | None, typer.Option("--error-text", help="Rank by shared keywords.")
+    ] = None,
+    tags: TagsOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 5,
+    branch: BranchOpt = "all",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Recall error fixes: Resolved first, then keyword overlap with --error-text."""
+    c = common(root, today, json_)
+    query = KnowledgeQuery(
+        tags=split_option(tags),
+        branch=resolve_branch(branch, c.root),
+        error_text=error_text,
+        limit=limit,
+    )
+    _recall(c, ERRORS, query, ["error_signature", "fix", "resolved"])
+
+
+@preferences_app.command("add")
+def preferences_add(
+    decision_point: Annotated[
+        str,
+        _text(
+            "--decision-point",
+            "review-verdict, review-override, agent-selection, manual-edit or fix-acceptance.",
+        ),
+    ],
+    context: Annotated[str, _text("--context", "Phase, plan, cycle and situation.")],
+    proposed: Annotated[str, _text("--proposed", "What was proposed.")],
+    user_choice: Annotated[str, _text("--user-choice", "What the user did.")],
+    signal: Annotated[str, _text("--signal", "positive, negative or corrective.")],
+    agent: Annotated[str, _text("--agent", "The proposing agent, or system.")],
+    tags: TagsOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Store a user preference signal (spec section 13)."""
+    values = {
+        "decision_point": decision_point, "context": context, "proposed": proposed,
+        "user_choice": user_choice, "signal": signal, "agent": agent, "tags": tags or "",
+    }  # fmt: skip
+    _add(common(root, today, json_), PREFERENCES, values)
+
+
+@preferences_app.command("recall")
+def preferences_recall(
+    signal: Annotated[
+        str, typer.Option("--signal", help="positive, negative, corrective or all.")
+    ] = "all",
+    decision_point: Annotated[str, typer.Option("--decision-point")] = "all",
+    tags: TagsOpt = None,
+    agent: AgentOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 10,
+    branch: BranchOpt = "all",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Recall preference signals by recency (spec section 13)."""
+    c = common(root, today, json_)
+    query = KnowledgeQuery(
+        tags=split_option(tags), agent=agent, branch=resolve_branch(branch, c.root),
+        signal=None if signal == "all" else signal,
+        decision_point=None if decision_point == "all" else decision_point, limit=limit,
+    )  # fmt: skip
+    _recall(c, PREFERENCES, query, ["date", "decision_point", "signal", "agent", "user_choice"])
+
+
+def recall_topic_cmd(
+    topic: Annotated[str, typer.Argument(help="What to look for.")],
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Search every memory file: tag match 3, summary substring 2, body substring 1."""
+    from legion_llm.memory.signals import search_topic
+
+    c = common(root, today, json_)
+    hits, warnings = search_topic(c.paths, topic, limit)
+    data = {"topic": topic, "records": hits, "total": len(hits)}
+    columns = ["score", "source", "id", "title", "tags"]
+
+    def human() -> None:
+        rows = [[h["score"], h["source"], h["id"], h["title"], ", ".join(h["tags"])] for h in hits]
+        table(f"recall {topic!r}", columns, rows)
+
+    finish(CommandResult("recall", data, human, warnings), c)
+
+
+def signals_cmd(
+    task_types: Annotated[
+        str | None, typer.Option("--task-types", help="Comma-separated task types.")
+    ] = None,
+    agents: Annotated[
+        str | None, typer.Option("--agents", help="Comma-separated candidate agents.")
+    ] = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Everything /legion:plan needs from memory, in one call."""
+    from legion_llm.memory.signals import planning_signals
+
+    c = common(root, today, json_)
+    data, warnings = planning_signals(
+        c.paths, split_option(task_types), split_option(agents), c.today
+    )
+
+    def human() -> None:
+        scores = data["agent_scores"]
+        table(
+            "Agent memory scores",
+            ["agent", "memory_score", "total_tasks"],
+            [[s["agent"], s["memory_score"], s["total_tasks"]] for s in scores],
+        )
+        boosts = data["preference_boosts"]
+        table(
+            "Preference boosts",
+            ["agent", "positive", "corrective", "negative", "boost"],
+            [
+                [a, b["positive"], b["corrective"], b["negative"], b["preference_boost"]]
+                for a, b in boosts.items()
+            ],
+        )
+        table(
+            "Patterns",
+            ["id", "pattern", "reuse_criteria"],
+            [[p["id"], p["pattern"], p["reuse_criteria"]] for p in data["patterns"]],
+        )
+        if data["claude_code"]["note"]:
+            rich_print(f"Claude Code memory suggests:\n{data['claude_code']['note']}")
+
+    finish(CommandResult("signals", data, human, warnings), c)

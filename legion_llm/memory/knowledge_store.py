@@ -1,0 +1,172 @@
+"""Store Pattern / Store Error / Store Preference: validate, de-duplicate errors, locked append.
+
+The error de-duplication (spec section 9 step 2) asks one function, `find_duplicate`, which
+uses the deterministic signature matcher; the ambiguous band is settled by a `decide` callable
+(offline rule by default; the LLM pipeline passes one that asks Claude).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from legion_llm.errors import InputError, WriteFailedError
+from legion_llm.memory.files import atomic_write, locked
+from legion_llm.memory.gitinfo import current_branch
+from legion_llm.memory.knowledge import (
+    COLUMN_ALIASES,
+    DECISION_POINTS,
+    ERRORS,
+    PREFERENCES,
+    SIGNALS,
+    KnowledgeFile,
+    KnowledgeKind,
+    KnowledgeRecord,
+    parse_knowledge,
+    read_knowledge,
+)
+from legion_llm.memory.signatures import Candidate, Match, SignatureIndex, decide_offline
+from legion_llm.memory.table import append_rows, encode_row
+from legion_llm.project import MemoryPaths
+from legion_llm.records import format_id, split_list
+
+Decide = Callable[[str, Match], bool]  # (new signature, ambiguous match) -> same root cause?
+_REQUIRED = {
+    "patterns": ("pattern", "context", "reuse_criteria"),
+    "errors": ("error_signature", "fix", "agent"),
+    "preferences": ("decision_point", "context", "proposed", "user_choice", "signal", "agent"),
+}
+
+
+@dataclass
+class StoredKnowledge:
+    record: KnowledgeRecord
+    action: str  # added | existing | updated
+    row: str
+    decided_by: str | None = None  # for a duplicate error: exact | fuzzy | offline | llm
+    score: float | None = None  # the duplicate's match score
+    warnings: list[str] = field(default_factory=list)
+
+
+def validate(kind: KnowledgeKind, values: dict[str, str]) -> dict[str, str]:
+    clean = {k: (v or "").strip() for k, v in values.items()}
+    for column in _REQUIRED[kind.name]:
+        if not clean.get(column):
+            raise InputError(f"--{column.replace('_', '-')} must not be empty")
+    if kind is PREFERENCES:
+        _one_of("decision-point", clean["decision_point"], DECISION_POINTS)
+        _one_of("signal", clean["signal"], SIGNALS)
+    if kind is ERRORS:
+        _one_of("resolved", clean.get("resolved", "true").lower(), ("true", "false"))
+        clean["resolved"] = clean.get("resolved", "true").lower()
+    clean["tags"] = ", ".join(split_list(clean.get("tags", "")))
+    return clean
+
+
+def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InputError(f"--{name} must be one of {', '.join(allowed)}, not {value!r}")
+
+
+def find_duplicate(
+    signature: str, existing: list[KnowledgeRecord], decide: Decide | None = None
+) -> tuple[KnowledgeRecord, Match, str] | None:
+    """The stored error with the same root cause as `signature`, the match, and what decided."""
+    by_key = {r.id: r for r in existing if r.id}
+    candidates = [
+        Candidate(r.id, r.title, r.values.get("fix", ""), r.resolved) for r in by_key.values()
+    ]
+    if not candidates:
+        return None
+    for match in SignatureIndex(candidates).rank(signature, limit=3):
+        if match.band == "match":
+            return by_key[match.candidate.key], match, "exact" if match.exact else "fuzzy"
+        if match.band == "ambiguous":
+            if decide is not None:
+                return (
+                    (by_key[match.candidate.key], match, "llm")
+                    if decide(signature, match)
+                    else None
+                )
+            if decide_offline(match):
+                return by_key[match.candidate.key], match, "offline"
+    return None
+
+
+def add_knowledge(
+    paths: MemoryPaths,
+    kind: KnowledgeKind,
+    values: dict[str, str],
+    *,
+    today: date,
+    branch: str | None = None,
+    decide: Decide | None = None,
+) -> StoredKnowledge:
+    clean = validate(kind, values)
+    clean["date"] = today.isoformat()
+    clean["branch"] = branch or current_branch(paths.root)
+    path = paths.memory_dir / kind.file_name
+    with locked(paths.memory_dir, root=paths.root):
+        current = _read_for_write(kind, path)
+        if kind is ERRORS:
+            duplicate = find_duplicate(clean["error_signature"], current.records, decide)
+            if duplicate is not None:
+                return _resolve_duplicate(paths, current, duplicate, clean)
+        clean["id"] = format_id(kind.prefix, current.max_id() + 1)
+        record = KnowledgeRecord(kind, clean, "table")
+        assert current.doc is not None
+        columns = current.table.columns if current.table else list(kind.columns)
+        row = encode_row([_cell(clean, c) for c in columns])
+        text = append_rows(current.doc, current.table, [row], template=kind.template)
+        _write(paths, path, text, record, row)
+    return StoredKnowledge(record, "added", row, warnings=current.warnings)
+
+
+def _cell(values: dict[str, str], column: str) -> str:
+    return values.get(COLUMN_ALIASES.get(column, column), "")
+
+
+def _read_for_write(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
+    current = read_knowledge(kind, path)
+    if not current.exists:
+        return parse_knowledge(kind, path, "")
+    if current.doc is None:
+        raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
+    return current
+
+
+def _resolve_duplicate(
+    paths: MemoryPaths,
+    current: KnowledgeFile,
+    duplicate: tuple[KnowledgeRecord, Match, str],
+    new: dict[str, str],
+) -> StoredKnowledge:
+    """Existing fix resolved (or a learn entry): keep it. Unresolved table row: take the new fix."""
+    record, match, decided_by = duplicate
+    if record.resolved or record.format == "learn" or current.table is None:
+        return StoredKnowledge(record, "existing", "", decided_by, match.score, current.warnings)
+    assert current.doc is not None and record.line_no is not None
+    updated = dict(record.values, fix=new["fix"], resolved="true")
+    columns = current.table.columns
+    row = encode_row([_cell(updated, c) for c in columns])
+    lines = list(current.doc.lines)
+    lines[record.line_no] = row + current.doc.newline
+    result = KnowledgeRecord(record.kind, updated, "table", record.line_no)
+    _write(paths, current.path, "".join(lines), result, row)
+    return StoredKnowledge(result, "updated", row, decided_by, match.score, current.warnings)
+
+
+def _write(paths: MemoryPaths, path: Path, text: str, record: KnowledgeRecord, row: str) -> None:
+    try:
+        written = atomic_write(path, text, root=paths.root)
+        if os.stat(path).st_size != written:
+            raise OSError(f"{path} does not hold the new row after writing")
+    except OSError as exc:
+        raise WriteFailedError(
+            f"could not write {path}: {exc.strerror or exc}",
+            record_text=row,
+            data={"record": record.to_dict()},
+        ) from exc
