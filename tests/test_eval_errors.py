@@ -125,9 +125,9 @@ def test_full_eval_meets_precision_and_fix_gates(result: ErrorsEvalResult) -> No
 
 @pytest.mark.xfail(
     strict=True,
-    reason="deterministic recall is ~0.88: about 90 same-group pairs share no surface evidence "
-    "(TS2532 vs TS18048, 'port is already allocated' vs 'address already in use', ...); "
-    "that is the LLM band's job",
+    reason="offline recall is 0.881: ~90 same-group pairs share (almost) no surface evidence, "
+    "e.g. TS2532 vs TS18048, 'port is already allocated' vs 'address already in use', "
+    "Prisma P1001 vs ECONNREFUSED; closing that gap needs the LLM adjudicator",
 )
 def test_full_eval_meets_the_recall_gate(result: ErrorsEvalResult) -> None:
     assert result.gate_results()["pairwise_recall"], result.recall

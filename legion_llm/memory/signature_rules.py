@@ -339,6 +339,7 @@ _SPAN = re.compile(
     r"|(?P<flag>(?<![\w-])--[A-Za-z][\w-]*)"
     r"|(?<=\bnamed )(?P<named>[\w.-]+)"
     r"|^(?P<command>[\w.-]+)(?=: (?:command )?not found)|(?<=command not found: )(?P<command2>[\w.-]+)"
+    r"|(?P<url>\b[\w+.-]+(?::[\w+.-]+)?:<url>)"  # a URL keeps only its scheme, as a value
     r"|(?P<path>\b\w+(?:::\w+)+)"  # Rust / C++ paths: Option::unwrap is one name
     r"|(?P<qualified>\b(?:[a-z_]\w*\.)+[A-Z]\w*|(?<![\w/])(?:[a-z_]\w*/)+[A-Z]\w*)"
     r"|(?P<module>\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|dev|in|rs)(?:/[\w.-]+)+)"
@@ -361,6 +362,8 @@ def _line_tokens(line: str, out: dict[str, str]) -> None:
             _add(out, found.group().lower(), SUBJECT)  # "jq: command not found"
         elif kind == "named":
             _add(out, _subject_name(found.group()), SUBJECT)  # "No module named yaml"
+        elif kind == "url":
+            _words(found.group(), out, inside=VALUE)
         elif kind == "path":
             _add(out, found.group().lower(), IDENT)
         elif kind == "qualified":

@@ -322,14 +322,15 @@ def order(matches: Sequence[Match]) -> list[Match]:
 def decide_offline(match: Match) -> bool:
     """The deterministic verdict: "match" is the same root cause, "none" is not; inside the
     ambiguous band it is when the score reaches MID and nothing conflicts (no disjoint codes or
-    subject names). Different codes are forgiven when the wording alone matches (`wording` >=
-    HIGH): sibling diagnostics of one problem, e.g. TS2582 / TS2593 with the same message."""
+    subject names). Different codes alone are forgiven for sibling diagnostics of one problem
+    (TS2582 / TS2593): when both name the same missing thing, or the wording alone matches."""
     if match.band != "ambiguous":
         return match.band == "match"
     if match.score < MID:
         return False
     codes_only = all(key.isupper() for key in match.conflicts)  # subjects are lower-case
-    return not match.conflicts or (codes_only and match.wording >= HIGH)
+    same_subject = any(not key.isupper() for key in match.shared_keys)
+    return not match.conflicts or (codes_only and (same_subject or match.wording >= HIGH))
 
 
 def same_root_cause(a: str, b: str, index: SignatureIndex | None = None) -> tuple[bool, float]:

@@ -253,9 +253,13 @@ def test_decide_offline_in_each_band() -> None:
     assert decide_offline(_match(MID + 0.01))
     assert not decide_offline(_match(MID - 0.01))
     assert not decide_offline(_match(MID + 0.05, conflicts=("boto3", "pandas")))
-    # different codes with the same wording are sibling diagnostics
+    # different codes with the same wording, or naming the same missing thing, are siblings
     assert decide_offline(_match(MID + 0.05, conflicts=("TS2582", "TS2593"), wording=HIGH))
     assert not decide_offline(_match(MID + 0.05, conflicts=("TS2582", "TS2593"), wording=0.4))
+    sibling = {"conflicts": ("E0432", "E0433"), "shared_keys": ("serde_json",), "wording": 0.4}
+    assert decide_offline(_match(MID + 0.05, **sibling))
+    both = {"conflicts": ("E0432", "E0433", "regex", "serde_json"), "wording": HIGH}
+    assert not decide_offline(_match(MID + 0.05, **both))
 
 
 def test_same_root_cause_for_dedupe() -> None:
