@@ -1,0 +1,1 @@
+"""Pipelines: deterministic prepare, an engine proposes (Claude or offline), deterministic verify/repair."""
