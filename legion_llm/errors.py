@@ -8,6 +8,7 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2
 EXIT_WRITE_FAILED = 3
+EXIT_INTERNAL = 70  # a bug in legion-llm (EX_SOFTWARE)
 
 
 class LegionError(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -10,7 +11,13 @@ from typer.exceptions import TyperException
 from legion_llm.cli import knowledge, maintenance, outcomes
 from legion_llm.cli import llm as llm_cli
 from legion_llm.cli.render import envelope, stderr_line
-from legion_llm.errors import EXIT_BAD_INPUT, EXIT_USAGE, LegionError, WriteFailedError
+from legion_llm.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    LegionError,
+    WriteFailedError,
+)
 
 app = typer.Typer(
     name="legion-llm",
@@ -79,4 +86,11 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:
         stderr_line(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         code = EXIT_BAD_INPUT
+    except Exception as exc:  # a bug: one line for the user; LEGION_LLM_DEBUG=1 shows the traceback
+        if os.environ.get("LEGION_LLM_DEBUG"):
+            raise
+        stderr_line(
+            f"error: internal error ({type(exc).__name__}: {exc}); rerun with LEGION_LLM_DEBUG=1"
+        )
+        code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)

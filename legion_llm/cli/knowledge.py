@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,9 +19,16 @@ from legion_llm.cli.common import (
     resolve_branch,
     split_option,
 )
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt
 from legion_llm.cli.render import rich_print, table
+from legion_llm.errors import UsageError
 from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES, KnowledgeKind, read_knowledge
 from legion_llm.memory.knowledge_recall import KnowledgeQuery, recall_knowledge
+
+if TYPE_CHECKING:
+    from legion_llm.cli.llm import LLMSession
+    from legion_llm.memory.knowledge_store import Decide
+    from legion_llm.memory.signatures import Match
 
 patterns_app = typer.Typer(no_args_is_help=True, help="Reusable patterns (PATTERNS.md).")
 errors_app = typer.Typer(no_args_is_help=True, help="Error signatures and their fixes (ERRORS.md).")
@@ -34,14 +42,20 @@ def _text(name: str, help_text: str) -> Any:
     return typer.Option(name, help=help_text)
 
 
-def _add(c: Common, kind: KnowledgeKind, values: dict[str, str]) -> None:
-    from legion_llm.memory.knowledge_store import add_knowledge
+def _add(
+    c: Common, kind: KnowledgeKind, values: dict[str, str], llm: LazySession | None = None
+) -> None:
+    from legion_llm.memory.knowledge_store import add_knowledge, offline_decider
 
-    stored = add_knowledge(c.paths, kind, values, today=c.today)
+    decide = llm.decider() if llm is not None else offline_decider
+    stored = add_knowledge(c.paths, kind, values, today=c.today, decide=decide)
     data: dict[str, Any] = {"record": stored.record.to_dict(), "action": stored.action}
     if stored.decided_by:
         data["decided_by"] = stored.decided_by
         data["score"] = round(stored.score or 0.0, 4)
+    if llm is not None and llm.session is not None:
+        data["usage"] = llm.session.usage()
+        stored.warnings.extend(llm.session.warnings)
     verbs = {"added": "Stored", "existing": "Already known as", "updated": "Updated the fix of"}
     human = f"{verbs[stored.action]} {stored.record.id} in .planning/memory/{kind.file_name}"
     finish(CommandResult(f"{kind.name} add", data, human, stored.warnings), c)
@@ -101,6 +115,32 @@ def patterns_recall(
     _recall(c, PATTERNS, query, ["date", "pattern", "reuse_criteria", "source"])
 
 
+class LazySession:
+    """An LLM session opened only when a close call (the ambiguous band) needs a decision, so a
+    plain store never pays for importing the SDK."""
+
+    def __init__(
+        self, c: Common, engine: str | None, model: str | None, max_cost: float | None
+    ) -> None:
+        self.options = (c, engine, model, max_cost)
+        self.session: LLMSession | None = None
+
+    def open(self) -> LLMSession:
+        if self.session is None:
+            from legion_llm.cli.llm import open_session
+
+            self.session = open_session(*self.options)
+        return self.session
+
+    def decider(self) -> Decide:
+        def decide(signature: str, match: Match) -> tuple[bool, str]:
+            from legion_llm.pipeline.errmatch import engine_decider
+
+            return engine_decider(self.open().engine)(signature, match)
+
+        return decide
+
+
 @errors_app.command("add")
 def errors_add(
     signature: Annotated[str, _text("--signature", "The error message (enough to match).")],
@@ -110,11 +150,15 @@ def errors_add(
         bool, typer.Option("--resolved/--unresolved", help="Did the fix work?")
     ] = True,
     tags: TagsOpt = None,
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Store an error fix; a signature matching a stored one is not stored twice (spec section 9)."""
+    """Store an error fix; a signature with the same root cause as a stored one is not stored
+    twice (spec section 9). Only a close call asks the engine."""
     values = {
         "error_signature": signature,
         "fix": fix,
@@ -122,7 +166,48 @@ def errors_add(
         "resolved": str(resolved).lower(),
         "tags": tags or "",
     }
-    _add(common(root, today, json_), ERRORS, values)
+    c = common(root, today, json_)
+    _add(c, ERRORS, values, LazySession(c, engine, model, max_cost))
+
+
+@errors_app.command("match")
+def errors_match(
+    error_text: Annotated[str | None, typer.Argument(help="The error text (or --stdin).")] = None,
+    stdin: Annotated[bool, typer.Option("--stdin", help="Read the error from stdin.")] = False,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 5,
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Known fixes for an error, best first; the engine decides only the close calls."""
+    from legion_llm.pipeline.errmatch import match_error
+
+    text = sys.stdin.read() if stdin else error_text
+    if not text or not text.strip():
+        raise UsageError("give the error text as an argument or with --stdin")
+    c = common(root, today, json_)
+    loaded = read_knowledge(ERRORS, c.paths.errors)
+    llm = LazySession(c, engine, model, max_cost)
+    judged = match_error(loaded.records, text, llm.open().engine if loaded.records else None, limit)
+    data: dict[str, Any] = {"matches": [j.to_dict() for j in judged if j.same]}
+    warnings = list(loaded.warnings)
+    if llm.session is not None:
+        data["usage"] = llm.session.usage()
+        warnings += llm.session.warnings
+    columns = ["id", "score", "decided_by", "same root cause", "resolved", "fix"]
+    rows = [
+        [j.match.candidate.key, j.match.score, j.decided_by, "yes" if j.same else "no",
+         j.match.candidate.resolved, j.match.candidate.fix]
+        for j in judged
+    ]  # fmt: skip
+
+    def human() -> None:
+        table("errors match", columns, rows)
+
+    finish(CommandResult("errors match", data, human, warnings), c)
 
 
 @errors_app.command("recall")

@@ -33,7 +33,8 @@ from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import format_id, split_list
 
-Decide = Callable[[str, Match], bool]  # (new signature, ambiguous match) -> same root cause?
+# (new signature, ambiguous match) -> (same root cause?, what decided: "offline", "claude", ...)
+Decide = Callable[[str, Match], tuple[bool, str]]
 _REQUIRED = {
     "patterns": ("pattern", "context", "reuse_criteria"),
     "errors": ("error_signature", "fix", "agent"),
@@ -46,7 +47,7 @@ class StoredKnowledge:
     record: KnowledgeRecord
     action: str  # added | existing | updated
     row: str
-    decided_by: str | None = None  # for a duplicate error: exact | fuzzy | offline | llm
+    decided_by: str | None = None  # for a duplicate error: exact | fuzzy | offline | claude
     score: float | None = None  # the duplicate's match score
     warnings: list[str] = field(default_factory=list)
 
@@ -71,28 +72,31 @@ def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> None:
         raise InputError(f"--{name} must be one of {', '.join(allowed)}, not {value!r}")
 
 
+def candidates_of(records: list[KnowledgeRecord]) -> list[Candidate]:
+    """Error table rows and learn-style pitfall entries as matcher candidates, one per ID."""
+    by_id = {r.id: r for r in records if r.id}
+    return [Candidate(r.id, r.title, r.values.get("fix", ""), r.resolved) for r in by_id.values()]
+
+
+def offline_decider(signature: str, match: Match) -> tuple[bool, str]:
+    return decide_offline(match), "offline"
+
+
 def find_duplicate(
-    signature: str, existing: list[KnowledgeRecord], decide: Decide | None = None
+    signature: str, existing: list[KnowledgeRecord], decide: Decide = offline_decider
 ) -> tuple[KnowledgeRecord, Match, str] | None:
     """The stored error with the same root cause as `signature`, the match, and what decided."""
-    by_key = {r.id: r for r in existing if r.id}
-    candidates = [
-        Candidate(r.id, r.title, r.values.get("fix", ""), r.resolved) for r in by_key.values()
-    ]
+    candidates = candidates_of(existing)
     if not candidates:
         return None
+    by_id = {r.id: r for r in existing if r.id}
     for match in SignatureIndex(candidates).rank(signature, limit=3):
         if match.band == "match":
-            return by_key[match.candidate.key], match, "exact" if match.exact else "fuzzy"
+            return by_id[match.candidate.key], match, "exact" if match.exact else "fuzzy"
         if match.band == "ambiguous":
-            if decide is not None:
-                return (
-                    (by_key[match.candidate.key], match, "llm")
-                    if decide(signature, match)
-                    else None
-                )
-            if decide_offline(match):
-                return by_key[match.candidate.key], match, "offline"
+            same, decided_by = decide(signature, match)
+            if same:
+                return by_id[match.candidate.key], match, decided_by
     return None
 
 
@@ -103,7 +107,7 @@ def add_knowledge(
     *,
     today: date,
     branch: str | None = None,
-    decide: Decide | None = None,
+    decide: Decide = offline_decider,
 ) -> StoredKnowledge:
     clean = validate(kind, values)
     clean["date"] = today.isoformat()
