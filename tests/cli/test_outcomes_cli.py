@@ -228,3 +228,32 @@ def test_console_script_entry_point(project: Path) -> None:
         [script, "outcomes", "recall", "--json", "--root", project], capture_output=True, text=True
     )
     assert done.returncode == 0 and '"total": 3' in done.stdout
+
+
+def test_task_type_from_catalog_option_env_and_default_path(
+    cli: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = "### Engineering Division\n\n| ID | File | Specialty | Task Types |\n|---|---|---|---|\n| {agent} | a.md | s | {types} |\n"
+    default = project / "skills/agent-registry/CATALOG.md"
+    default.parent.mkdir(parents=True)
+    default.write_text(catalog.format(agent="dev", types="from-default, x"))
+    elsewhere = tmp_path / "other.md"
+    elsewhere.write_text(catalog.format(agent="dev", types="from-env"))
+    given = tmp_path / "given.md"
+    given.write_text(catalog.format(agent="dev", types="from-option"))
+
+    def task_type(*extra: str) -> str:
+        result = cli(*ADD, "--summary", "s", "--json", "--root", project, *extra)
+        assert result.exit_code == 0, result.stderr
+        return str(result.json["data"]["record"]["task_type"])
+
+    assert task_type() == "from-default"
+    monkeypatch.setenv("LEGION_CATALOG", str(elsewhere))
+    assert task_type() == "from-env"
+    assert task_type("--catalog", str(given)) == "from-option"
+    assert task_type("--task-type", "explicit") == "explicit"
+
+
+def test_branch_is_unknown_outside_git(cli: Any, project: Path) -> None:
+    result = add(cli, project, "s", "--json")
+    assert result.json["data"]["record"]["branch"] == "unknown"
