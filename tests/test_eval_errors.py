@@ -123,11 +123,5 @@ def test_full_eval_meets_precision_and_fix_gates(result: ErrorsEvalResult) -> No
     assert result.grouping_accuracy >= 0.95
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="offline recall is 0.881: ~90 same-group pairs share (almost) no surface evidence, "
-    "e.g. TS2532 vs TS18048, 'port is already allocated' vs 'address already in use', "
-    "Prisma P1001 vs ECONNREFUSED; closing that gap needs the LLM adjudicator",
-)
 def test_full_eval_meets_the_recall_gate(result: ErrorsEvalResult) -> None:
     assert result.gate_results()["pairwise_recall"], result.recall

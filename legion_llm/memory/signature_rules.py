@@ -142,6 +142,25 @@ def _exception(lines: list[str], located: set[int]) -> list[int]:
     return _all(lines, _WARNING)[-1:]  # like a traceback, the last warning is the outcome
 
 
+_LABEL = re.compile(r"^(?:\d+\s*)?\|[\s|-]*\^+\s+(?=\S)")  # rustc's primary label: `|  ^^^ why`
+_NAMED = re.compile(r"`([^`\s]+)`")
+
+
+def _rust(lines: list[str], located: set[int]) -> list[int]:
+    """The `error[E....]:` line, plus its primary label when a terse headline names a thing and the
+    label says it is missing (`unresolved import `x``: `use of undeclared crate or module `x``)."""
+    found = _first(lines, _RUST)
+    head = _RUST.split(lines[found[0]])[-1] if found else ""
+    names = set(_NAMED.findall(head)) if len(_NAMED.sub("", head).split()) <= 3 else set()
+    for i in range(found[0] + 1, len(lines)) if names else ():
+        if re.match(r"(?:error|warning|note|help)\b|= ", lines[i]):
+            break
+        label = _LABEL.sub("", lines[i]) if _LABEL.search(lines[i]) else ""
+        if label and label not in lines[found[0]] and names & set(_NAMED.findall(label)):
+            return [*found, i] if _MISSING.search(label) else found
+    return found
+
+
 def _located(lines: list[str], located: set[int]) -> list[int]:
     """Compiler diagnostics (`file.go:6:2: msg`): the lines that started with a location."""
     return [i for i in sorted(located) if _candidate(lines[i])][:1]
@@ -149,7 +168,7 @@ def _located(lines: list[str], located: set[int]) -> list[int]:
 
 # Tried in order; a pattern means "the first matching line" (all of them for tsc).
 RULES: tuple[Rule | re.Pattern[str], ...] = (
-    _npm, _TS, _RUST, _java, _gradle, _pytest, _exception, _GO, _located, _PREFIXED, _KEYWORD,
+    _npm, _TS, _rust, _java, _gradle, _pytest, _exception, _GO, _located, _PREFIXED, _KEYWORD,
 )  # fmt: skip
 
 
@@ -160,6 +179,7 @@ def _strip_marker(line: str) -> str:
         if found:
             line = found.group(1)
     line = re.sub(r"^\[ERROR\]\s*|^Caused by:\s*|^>\s*|^Exception in thread \S+\s+", "", line)
+    line = _LABEL.sub("", line)
     line = re.sub(  # Maven's wrapper: keep the plugin, drop coordinates and project
         r"^Failed to execute goal (?:[\w.-]+:([\w.-]+):\S+ \([\w.-]+\) )?on project [\w.-]+: ",
         lambda m: f"{m.group(1)}: " if m.group(1) else "",
@@ -169,6 +189,8 @@ def _strip_marker(line: str) -> str:
 
 
 def _indent(line: str) -> int:
+    prefix = _LINE_NOISE.match(line.lstrip())  # measured after a log prefix: `#9 2.08 \tgo get`
+    line = line.lstrip()[prefix.end() :] if prefix else line
     lead = line[: len(line) - len(line.lstrip())]
     return len(lead) + 3 * lead.count("\t")
 
@@ -221,14 +243,8 @@ CODE, SUBJECT, EXCEPTION, IDENT, WORD, VALUE, PLACEHOLDER = (
     "code", "subject", "exception", "ident", "word", "value", "placeholder",
 )  # fmt: skip
 KIND_WEIGHT = {
-    CODE: 3.0,
-    SUBJECT: 2.5,
-    EXCEPTION: 2.0,
-    IDENT: 1.4,
-    WORD: 1.0,
-    VALUE: 0.6,
-    PLACEHOLDER: 0.2,
-}
+    CODE: 3.0, SUBJECT: 2.5, EXCEPTION: 2.0, IDENT: 1.4, WORD: 1.0, VALUE: 0.6, PLACEHOLDER: 0.2,
+}  # fmt: skip
 _CODE = re.compile(
     r"^(?:TS\d{3,5}|E\d{4}|E[A-Z]{4,14}|ERR_[A-Z0-9_]+|[A-Z]{1,3}\d{3,5}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$"
 )

@@ -4,7 +4,8 @@ The deterministic core of the error knowledge base (memory-manager spec section 
 error terms, not exact string"). Pure functions and an in-memory index, no I/O, no LLM:
 
 - `salient(text)` reduces tool output to the line(s) that name the error;
-- `normalise(text)` parameterises what varies between occurrences (see `signature_rules`);
+- `normalise(text)` parameterises what varies between occurrences (see `signature_rules`) and
+  maps alternative wordings of one condition to one form (`signature_synonyms.canonical`);
 - `fingerprint(text)` is the sha1 of the normalised salient signature (the exact tier);
 - `SignatureIndex(candidates).rank(query)` returns `Match`es, best first, each with a score in
   [0, 1] and a band: "match" (score >= HIGH), "none" (score < LOW) or "ambiguous" in between.
@@ -35,6 +36,7 @@ from legion_llm.memory.signature_rules import (
     split_salient,
     tokens,
 )
+from legion_llm.memory.signature_synonyms import canonical
 
 __all__ = [
     "HIGH",
@@ -100,6 +102,7 @@ _SUBS: tuple[_Sub, ...] = tuple((re.compile(pattern), repl) for pattern, repl in
     (r"(?<![\w.])[v^~]?\d+\.\d+\.\d+(?:[-+.][\w.-]*\w)?(?![\w])|(?<![\w.])v\d+(?:\.\d+)?\b", "<version>"),
     (r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min|minutes|h|µs|us|ns)\b", "<duration>"),
     (r"(--[\w-]+)=\S+", r"\1=<value>"),
+    (r"(?<![\w.])-?(?=\d[\d.]{15,}(?![\w.]))\d+\.\d+(?![\w.])", "<float>"),  # 0.30000000000000004
     (r"(?<![\w])-?\d+(?:[.,]\d+)?(?![\w])", "<num>"),
 ))
 # fmt: on
@@ -117,13 +120,14 @@ def _quote(found: re.Match[str]) -> str:
 
 
 def normalise(text: str) -> str:
-    """Sentry-style parameterisation plus paths, :line:col, addresses, versions, durations, ids."""
+    """Sentry-style parameterisation plus paths, :line:col, addresses, versions, durations, ids,
+    long float reprs; then the canonical form of wordings that differ between tools and versions."""
     out = ANSI.sub("", text)
     for pattern, repl in _SUBS:
         out = pattern.sub(repl, out)
     out = _QUOTED.sub(_quote, out)
     out = re.sub(r"(?:<(\w+)>)(?:[\s,]*<\1>)+", r"<\1>", out)  # runs of one placeholder
-    return re.sub(r"[ \t]+", " ", out).strip()
+    return canonical(re.sub(r"[ \t]+", " ", out).strip())
 
 
 def salient(text: str) -> str:
@@ -197,6 +201,16 @@ def _without(weights: Weights, drop: frozenset[str]) -> Weights:
     return {t: w for t, w in weights.items() if t not in drop} if drop else weights
 
 
+def _scaled(weights: Weights, codes: frozenset[str]) -> Weights:
+    return {t: w * ONE_SIDED_CODE if t in codes else w for t, w in weights.items()}
+
+
+def _siblings(shared: Sequence[str], conflicts: Sequence[str]) -> bool:
+    """Different codes (E0432 / E0433, TS2582 / TS2593) on texts that name the same subject:
+    sibling diagnostics of one missing thing. Subjects are lower-case, codes upper-case."""
+    return all(k.isupper() for k in conflicts) and any(not k.isupper() for k in shared)
+
+
 def band_of(score: float) -> Band:
     if score >= HIGH:
         return "match"
@@ -265,7 +279,8 @@ class SignatureIndex:
             wording = _ruzicka(
                 _without(sal, feat.codes), _without(self._sal[doc], self._feats[doc].codes)
             )
-            matches.append(self._match(feat, doc, scores[doc], doc in exact, (context, wording)))
+            extra = (context, wording)
+            matches.append(self._match(feat, sal, doc, scores[doc], doc in exact, extra))
         return order(matches)[:limit]
 
     def _scores(self, feat: Features) -> dict[int, float]:
@@ -288,9 +303,18 @@ class SignatureIndex:
         return max(mine + theirs - shared, 1e-9)
 
     def _match(
-        self, feat: Features, doc: int, score: float, exact: bool, extra: tuple[float, float]
+        self,
+        feat: Features,
+        sal: Weights,
+        doc: int,
+        score: float,
+        exact: bool,
+        extra: tuple[float, float],
     ) -> Match:
         shared, conflicts = key_agreement(feat, self._feats[doc])
+        if conflicts and _siblings(shared, conflicts):  # their codes count as one-sided ones do
+            other = self._sal[doc], self._feats[doc].codes
+            score = max(score, _ruzicka(_scaled(sal, feat.codes), _scaled(*other)))
         score = round(min(1.0, max(0.0, score)), 4)
         context, wording = (round(value, 4) for value in extra)
         return Match(
@@ -329,8 +353,11 @@ def decide_offline(match: Match) -> bool:
     if match.score < MID:
         return False
     codes_only = all(key.isupper() for key in match.conflicts)  # subjects are lower-case
-    same_subject = any(not key.isupper() for key in match.shared_keys)
-    return not match.conflicts or (codes_only and (same_subject or match.wording >= HIGH))
+    return (
+        not match.conflicts
+        or _siblings(match.shared_keys, match.conflicts)
+        or (codes_only and match.wording >= HIGH)
+    )
 
 
 def same_root_cause(a: str, b: str, index: SignatureIndex | None = None) -> tuple[bool, float]:

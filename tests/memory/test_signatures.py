@@ -270,3 +270,133 @@ def test_same_root_cause_for_dedupe() -> None:
     index = SignatureIndex(STORE)
     assert same_root_cause(STORE[5].signature, "Error: listen EADDRINUSE :::4000", index)[0]
     assert same_root_cause("zzz", "qqq") == (False, 0.0)
+
+
+# ---------------------------------------------------------------- canonical wordings
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # tsc 4.8+ names the expression (TS18048) where older releases say "Object" (TS2532)
+        (
+            "src/a.ts:3:7 - error TS2532: Object is possibly 'undefined'.",
+            "src/b.ts:9:1 - error TS2532: Object is possibly 'undefined'.",
+        ),
+        # Python: str + int and int + str word the same mistake differently
+        (
+            'TypeError: can only concatenate str (not "float") to str',
+            "TypeError: unsupported operand type(s) for +: 'str' and 'float'",
+        ),
+        # unittest's assertEqual and pytest's rewritten assert, float repr noise either way
+        ("AssertionError: 0.7000000000000001 != 0.7", "E       assert 1.2000000000000002 == 1.2"),
+        # javac `--release` (9+) and `-target` (8) on a JDK older than the target
+        (
+            "Fatal error compiling: error: release version 25 not supported",
+            "Fatal error compiling: error: invalid target release: 17",
+        ),
+        # Maven: a cached miss is the same miss
+        (
+            "Failure to find org.acme:util:jar:2.1 in https://repo.example.org/m2 was cached in "
+            "the local repository, resolution will not be reattempted until the update interval "
+            "of central has elapsed or updates are forced",
+            "Could not find artifact org.acme:util:jar:3.0 in https://nexus.example.org/m2",
+        ),
+        # Groovy's compiler-crash wrapper around the message (Gradle build scripts)
+        (
+            "> BUG! exception in phase 'conversion' in source unit '_BuildScript_' "
+            "Unsupported class file major version 66",
+            "Unsupported class file major version 61",
+        ),
+        # Go's go.sum check names the module it verified
+        (
+            "verifying golang.org/x/text@v0.14.0: missing go.sum entry for go.mod file; to add it:",
+            "go: missing go.sum entry for go.mod file; to add it:",
+        ),
+        # Docker CLI on Windows: the engine's named pipe is missing
+        (
+            'error during connect: Get "http://%2F%2F.%2Fpipe%2Fdocker_engine/v1.45/info": '
+            "open //./pipe/docker_engine: The system cannot find the file specified.",
+            "Cannot connect to the Docker daemon at unix:///run/user/1000/docker.sock. "
+            "Is the docker daemon running?",
+        ),
+    ],
+)
+def test_alternative_wordings_share_a_fingerprint(one: str, other: str) -> None:
+    assert fingerprint(one) == fingerprint(other)
+
+
+def test_code_aliases_and_wording_families_meet_in_normalise() -> None:
+    assert "TS18048" in normalise("error TS2532: Object is possibly 'undefined'.")
+    assert "TS18047" in normalise("error TS2531: Object is possibly 'null'.")  # null stays null
+    assert normalise("error: Unsupported major.minor version 52.0") == (
+        "error: has been compiled by a more recent version of the Java Runtime "
+        "(class file version <num>)"
+    )
+    assert normalise("OSError: [WinError 10048] Only one usage of each socket address "
+                     "(protocol/network address/port) is normally permitted") == (
+        "OSError: [WinError <num>] address already in use"
+    )  # fmt: skip
+    assert normalise("open C:\\app\\config.toml: The system cannot find the file specified.") == (
+        "open <path>: no such file or directory."
+    )
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "subject"),
+    [
+        (
+            "pytest: error: unrecognized arguments: --reruns=3",
+            "PytestConfigWarning: Unknown config option: reruns",
+            "reruns",
+        ),
+        (
+            "ERROR tests/test_a.py - Failed: 'integration' not found in `markers` configuration "
+            "option",
+            "PytestUnknownMarkWarning: Unknown pytest.mark.integration - is this a typo?  You can "
+            "register custom marks to avoid this warning - for details, see https://docs.pytest.org",
+            "integration",
+        ),
+    ],
+)
+def test_alternative_wordings_name_the_same_subject(one: str, other: str, subject: str) -> None:
+    kinds = [tokens(normalise(salient(text))) for text in (one, other)]
+    assert all(k.get(subject) == SUBJECT for k in kinds), kinds
+    same, score = same_root_cause(one, other)
+    assert same, score
+
+
+RUST_E0432 = """error[E0432]: unresolved import `regex`
+ --> src/lib.rs:1:5
+  |
+1 | use regex::Regex;
+  |     ^^^^^ use of undeclared crate or module `regex`"""
+
+RUST_E0308 = """error[E0308]: mismatched types
+ --> src/lib.rs:8:20
+  |
+8 |     User::new(1, username)
+  |     ---------    ^^^^^^^^ expected `String`, found `&str`"""
+
+
+def test_rustc_primary_label_joins_the_salient_when_it_names_what_is_missing() -> None:
+    assert salient(RUST_E0432) == (
+        "error[E0432]: unresolved import `regex`\nuse of undeclared crate or module `regex`"
+    )
+    assert salient(RUST_E0308) == "error[E0308]: mismatched types"  # a label about types only
+    same, _ = same_root_cause(
+        RUST_E0432, "error[E0433]: failed to resolve: use of undeclared crate or module `regex`"
+    )
+    assert same
+    differ, _ = same_root_cause(
+        RUST_E0432, "error[E0433]: failed to resolve: use of undeclared crate or module `rand`"
+    )
+    assert not differ
+
+
+def test_a_log_prefix_does_not_hide_an_indented_command() -> None:
+    text = (
+        "#9 1.204 cmd/main.go:5:2: no required module provides package example.com/x/y; to add it:\n"
+        "#9 1.204 \tgo get example.com/x/y"
+    )
+    assert salient(text) == "no required module provides package example.com/x/y; to add it:"
