@@ -37,7 +37,7 @@ from legion_llm.memory.signatures import Candidate, Match, SignatureIndex, decid
 DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "errors.toml"
 DEFAULT_GATES = {"pairwise_precision": 0.98, "pairwise_recall": 0.90, "fix_at_1": 0.95}
 
-Decide = Callable[[Match], bool]
+Decide = Callable[[str, Match], bool]  # (query error text, ambiguous match) -> same root cause?
 Pair = tuple[int, int]
 
 
@@ -246,7 +246,9 @@ def _predict_pairs(
                 if j <= i:
                     continue
                 ambiguous[_pair_slot(i, j, len(messages))] = match.band == "ambiguous"
-                verdict = match.band == "match" or (match.band == "ambiguous" and decide(match))
+                verdict = match.band == "match" or (
+                    match.band == "ambiguous" and decide(message.text, match)
+                )
                 if verdict:
                     same.add((i, j))
         except Exception as exc:  # one failing case never aborts the run
@@ -293,9 +295,13 @@ def _fix_of(dataset: ErrorsDataset, group: str) -> str:
     return found.fix if found else ""
 
 
+def offline_decide(text: str, match: Match) -> bool:
+    return decide_offline(match)
+
+
 def run_errors_eval(
     fixtures_dir: Path | None = None,
-    decide: Decide = decide_offline,
+    decide: Decide | None = None,
     *,
     definition: Path = DEFINITION,
 ) -> ErrorsEvalResult:
@@ -308,6 +314,7 @@ def run_errors_eval(
     if fixtures_dir is None:
         raise InputError(f"no fixtures folder given and no eval definition at {definition}")
     dataset = load_dataset(fixtures_dir)
+    decide = decide or offline_decide
     labels = [m.group for m in dataset.messages]
     failures: list[str] = []
     same, pair_ambiguous = _predict_pairs(dataset.messages, decide, failures)
