@@ -8,6 +8,8 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
+from legion_llm.cli import compact as compact_cli
+from legion_llm.cli import eval as eval_cli
 from legion_llm.cli import knowledge, maintenance, outcomes
 from legion_llm.cli import llm as llm_cli
 from legion_llm.cli.render import envelope, stderr_line
@@ -28,6 +30,10 @@ app = typer.Typer(
 )
 app.add_typer(outcomes.app, name="outcomes")
 app.add_typer(llm_cli.app, name="llm")
+app.add_typer(eval_cli.app, name="eval")
+app.command("compact")(compact_cli.compact_cmd)
+app.command("verify-compaction")(compact_cli.verify_compaction_cmd)
+app.command("phase-context")(compact_cli.phase_context_cmd)
 app.add_typer(knowledge.patterns_app, name="patterns")
 app.add_typer(knowledge.errors_app, name="errors")
 app.add_typer(knowledge.preferences_app, name="preferences")

@@ -1,0 +1,139 @@
+"""`legion-llm compact PHASE`, `compact --suggest`, `verify-compaction PHASE`, `phase-context PHASE`.
+
+Options are parsed and results rendered here; the work is in legion_llm.memory.phases (finding
+the phase, ROADMAP status, recall) and legion_llm.pipeline.compact (compaction, verification).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.errors import UsageError
+
+if TYPE_CHECKING:
+    from legion_llm.memory.phases import Phase
+    from legion_llm.pipeline.compact import CompactResult
+    from legion_llm.pipeline.verify import VerifyReport
+
+PhaseArg = Annotated[str, typer.Argument(help="Phase number (3, 03, 6.1), folder name or path.")]
+
+
+def _phase(c: Common, spec: str) -> Phase:
+    from legion_llm.memory.phases import find_phase
+
+    return find_phase(c.root, spec)
+
+
+def _rel(path: Path, c: Common) -> str:
+    return str(path.relative_to(c.root)) if path.is_relative_to(c.root) else str(path)
+
+
+def compact_cmd(
+    phase: Annotated[str | None, typer.Argument(help="Phase number, folder name or path.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Override the preconditions or replace the file.")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print it; write nothing.")] = False,
+    suggest: Annotated[
+        bool, typer.Option("--suggest", help="List completed phases with no COMPACTED.md.")
+    ] = False,
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Compact a completed phase's plan summaries into {NN}-COMPACTED.md, verified."""
+    c = common(root, today, json_)
+    if suggest:
+        finish(_suggest(c), c)
+        return
+    if phase is None:
+        raise UsageError("compact needs a PHASE (or --suggest)")
+    from legion_llm.pipeline.compact import compact_phase
+
+    found = _phase(c, phase)
+    session = open_session(c, engine, model, max_cost)
+    result = compact_phase(found, session.engine, today=c.today, force=force, write=not dry_run)
+    data = {**result.as_dict(), "path": _rel(result.path, c), "dry_run": dry_run,
+            "usage": session.usage()}  # fmt: skip
+    if dry_run:
+        data["text"] = result.text
+    human = _compact_human(result, data, dry_run)
+    finish(CommandResult("compact", data, human, [*session.warnings, *result.warnings]), c)
+
+
+def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -> str:
+    report = result.report
+    verb = "Would write" if dry_run else "Wrote"
+    lines = [result.text] if dry_run else []
+    lines.append(
+        f"{verb} {data['path']}: ratio {report.ratio:.2f} ({report.tokens_output} of "
+        f"{report.tokens_original} tokens); kept {len(result.facts.requirement_ids)} requirement "
+        f"id(s) and {len(result.facts.paths)} path(s); repaired {len(result.repaired)}; "
+        f"engine {result.engine}{' (fell back)' if result.fell_back else ''}"
+    )
+    return "\n".join(lines)
+
+
+def _suggest(c: Common) -> CommandResult:
+    from legion_llm.memory.phases import completed_without_compaction
+
+    phases = completed_without_compaction(c.root)
+    rows = [{"phase": p.key, "folder": _rel(p.folder, c), "name": p.name,
+             "summaries": len(p.summaries)} for p in phases]  # fmt: skip
+    if rows:
+        message = (f"💡 {len(rows)} completed phase(s) have uncompacted summaries: "
+                   + ", ".join(f"Phase {r['phase']} ({r['summaries']})" for r in rows)
+                   + ". Compact with `legion-llm compact PHASE`.")  # fmt: skip
+    else:
+        message = "No completed phase is waiting for compaction."
+    return CommandResult("compact", {"suggest": True, "phases": rows, "message": message}, message)
+
+
+def verify_compaction_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = False) -> None:
+    """Check an existing COMPACTED.md against its originals: missing and invented ids and paths."""
+    from legion_llm.pipeline.compact import check_compacted
+
+    c = common(root, None, json_)
+    found = _phase(c, phase)
+    _, report = check_compacted(found)
+    data = {"phase": found.key, "path": _rel(found.compacted_path, c), **report.as_dict()}
+    code = 0 if report.ok else 1
+    finish(CommandResult("verify-compaction", data, _verify_human(data, report), [], code), c)
+
+
+def _verify_human(data: dict[str, Any], report: VerifyReport) -> str:
+    verdict = "OK" if report.ok else "FAILED"
+    lines = [f"{data['path']}: {verdict}; ratio {report.ratio:.2f} "
+             f"({report.tokens_output} of {report.tokens_original} tokens)"]  # fmt: skip
+    listed = {
+        "missing requirement ids": report.missing_ids,
+        "missing paths": report.missing_paths,
+        "invented requirement ids": report.invented_ids,
+        "invented paths": report.invented_paths,
+        "missing sections": report.sections_missing,
+        "extra sections": report.sections_extra,
+        "plans never named": report.plans_missing,
+        "missing frontmatter keys": report.frontmatter_missing,
+    }
+    lines += [f"{label}: {', '.join(items)}" for label, items in listed.items() if items]
+    return "\n".join(lines)
+
+
+def phase_context_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = False) -> None:
+    """The phase's COMPACTED.md when it exists, else its plan summaries."""
+    from legion_llm.memory.phases import phase_context
+
+    c = common(root, None, json_)
+    found = _phase(c, phase)
+    context = phase_context(found)
+    data = {"phase": found.key, "folder": _rel(found.folder, c), "source": context.source,
+            "files": [_rel(f, c) for f in context.files], "text": context.text}  # fmt: skip
+    finish(CommandResult("phase-context", data, context.text.rstrip("\n")), c)

@@ -1,0 +1,118 @@
+"""`legion-llm eval ...`: one sub-app, one command per eval suite (compaction here; more later).
+
+Each command: options -> the suite's runner in legion_llm.evals -> a progress bar on stderr, a
+summary table, a JSON log (`--out`), and exit code 1 when a gate fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.render import rich_print, table
+
+if TYPE_CHECKING:
+    from legion_llm.evals.compaction import EvalRun
+
+app = typer.Typer(no_args_is_help=True, help="Run an eval suite and check its gates.")
+
+FixturesOpt = Annotated[
+    Path | None, typer.Option("--fixtures", help="Dataset folder (default: the suite's own).")
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", help="JSON log file (default: eval-logs/<suite>-<engine>-<time>.json)."),
+]
+
+
+def default_log(suite: str, engine: str) -> Path:
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    return Path("eval-logs") / f"{suite}-{engine}-{stamp}.json"
+
+
+def write_log(path: Path, log: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@contextmanager
+def progress(total: int, label: str, quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar on stderr (none with --json); yields the per-case callback."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True, disable=quiet) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda name: bar.update(task, advance=1, description=f"{label}: {name}")
+
+
+@app.command("compaction")
+def compaction(
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    fixtures: FixturesOpt = None,
+    out: OutOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Compact every fixture phase, score it, check the gates (evals/compaction.toml)."""
+    from legion_llm.evals.compaction import (
+        DEFINITION,
+        eval_log,
+        load_cases,
+        load_definition,
+        run_compaction_eval,
+    )
+    from legion_llm.llm.prompts import load_prompt
+    from legion_llm.memory.gitinfo import head_commit
+    from legion_llm.pipeline.compact_offline import PROMPT
+
+    c = common(root, today, json_)
+    dataset, _ = load_definition()
+    folder = fixtures or dataset
+    total = len(load_cases(folder)) if folder else 0
+    session = open_session(c, engine, model, max_cost)
+    with progress(total, "compaction", json_) as on_case:
+        run = run_compaction_eval(session.engine, folder, today=c.today, on_case=on_case)
+    log = eval_log(run, session.engine, prompt_sha256=load_prompt(PROMPT).sha256,
+                   commit=head_commit(DEFINITION.parent))  # fmt: skip
+    path = out or default_log("compaction", session.engine.name)
+    write_log(path, log)
+    data = {**log, "log": str(path)}
+    result = CommandResult("eval compaction", data, lambda: _human(run, path), session.warnings,
+                           0 if run.passed else 1)  # fmt: skip
+    finish(result, c)
+
+
+COLUMNS = ["case", "tokens", "log share", "ratio", "id recall", "path recall", "invented",
+           "sections", "plans", "gates"]  # fmt: skip
+
+
+def _row(case: Any) -> list[Any]:
+    s = case.scores
+    if case.error:
+        return [case.name, *["-"] * (len(COLUMNS) - 2), f"ERROR {case.error}"]
+    return [case.name, s["tokens_original"], f"{s['log_share']:.2f}", f"{s['ratio']:.3f}",
+            f"{s['id_recall']:.2f}", f"{s['path_recall']:.2f}", s["invented"],
+            f"{s['section_completeness']:.2f}", f"{s['plan_coverage']:.2f}",
+            "; ".join(case.failed_gates) or "pass"]  # fmt: skip
+
+
+def _human(run: EvalRun, log: Path) -> None:
+    rows = [_row(case) for case in run.cases]
+    columns = COLUMNS
+    table("Compaction eval", columns, rows)
+    summary = run.summary()
+    verdict = "[green]all gates pass[/green]" if run.passed else "[red]gates FAILED[/red]"
+    rich_print(f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {log}")

@@ -1,0 +1,82 @@
+"""File entries of the extractive digest: each path with what its plan's Files section says.
+
+Bullets (`- path — desc`, `- path (created - desc)`), tables (`| File | Change |`, a Files
+Moved `| From | To |` table, whose source is named in its destination's row), fenced lists
+of bare paths, and paths named anywhere else in the summary (`named`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from legion_llm.memory.extract import find_paths
+from legion_llm.pipeline.compact_render import FileItem
+from legion_llm.pipeline.compact_text import PlanParts, first_clause, items, table_rows
+
+MOVED = "\x00moved"  # a move's source: named in its destination's row, no row of its own
+
+
+def _file_notes(plan: PlanParts) -> dict[str, str]:
+    """path -> description from the plan's Files sections (bullets, tables, fences)."""
+    notes: dict[str, str] = {}
+    for section in plan.matching(("file", "artifact")):
+        for row in table_rows(section):
+            _note_row(row, notes)
+        for item in items(section):
+            paths = find_paths(item)
+            head = find_paths(re.split(r" [—–-] |: | \(", item, maxsplit=1)[0]) or paths[:1]
+            for path in head:
+                notes.setdefault(path, _describe(item, path))
+        for path in find_paths(section.text):
+            notes.setdefault(path, "named")
+    return notes
+
+
+def _note_row(row: dict[str, str], notes: dict[str, str]) -> None:
+    if "from" in row and "to" in row:
+        for path in find_paths(row["to"]):
+            notes.setdefault(path, f"moved from {row['from']}")
+        for path in find_paths(row["from"]):
+            notes.setdefault(path, MOVED)
+        return
+    cells = list(row.values())
+    for index, cell in enumerate(cells):
+        paths = find_paths(cell)
+        if paths and index + 1 < len(cells):
+            for path in paths:
+                notes.setdefault(path, cells[index + 1])
+            return
+
+
+def _describe(item: str, path: str) -> str:
+    """The description that follows a path in a Files bullet."""
+    rest = item.replace(f"`{path}`", path).split(path, 1)[-1]
+    rest = re.sub(r"\s*\(~?\d+ lines?[^()]*\)", "", rest)
+    own = re.match(r"^\s*\(([^()]+)\)", rest)
+    if own:
+        return own.group(1).strip()
+    rest = re.sub(r"^[\s*:`]*[—–:-]?\s*", "", rest)
+    return " ".join(rest.split()).strip(" -—") or "named"
+
+
+def file_items(plans: list[PlanParts], paths: tuple[str, ...], *, full: bool) -> list[FileItem]:
+    """One entry per path, in `paths` order, described by the Files sections that list it."""
+    notes = [(p.facts.id, _file_notes(p)) for p in plans]
+    result = []
+    for path in paths:
+        said = [(pid, n[path]) for pid, n in notes if path in n]
+        if not said:
+            where = [p.facts.id for p in plans if path in find_paths(_plain(p))]
+            said = [(w, "named") for w in where[:1]] or [("", "named")]
+        if any(t == MOVED for _, t in said):
+            continue
+        texts = [t if full else first_clause(t) for _, t in said]
+        change = "; ".join(
+            f"{pid}: {t}" if len(said) > 1 else t for (pid, _), t in zip(said, texts, strict=True)
+        )
+        result.append(FileItem(path=path, change=change))
+    return result
+
+
+def _plain(plan: PlanParts) -> str:
+    return "\n".join([*plan.frontmatter, *(line for s in plan.sections for line in s.lines)])

@@ -1,0 +1,289 @@
+"""The structured content an engine proposes for a compacted phase, and the exact file it becomes.
+
+The engine (Claude or the offline step) fills a `PhaseDigest`; only this module writes markdown,
+in the `{NN}-COMPACTED.md` format of memory-manager Section 12:
+
+    ---
+    phase: {NN}-{name}
+    compacted: {date}
+    original_summaries: [{list of summary files}]
+    requirements_satisfied: [{list of requirement IDs}]
+    ---
+
+    # Phase {N}: {name} — Compacted Summary
+    ## Deliverables / ## Decisions / ## Files Modified (| File | Change |) / ## Verification / ## Agents
+
+Two frontmatter keys are added only when they carry something: `requirements_not_satisfied`
+(ids whose verdict is not pass) and `forced` / `forced_reason` (preconditions overridden).
+Plan outcomes and agents come from the summaries themselves (deterministic), not the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from legion_llm.memory.extract import PlanFacts, sort_ids
+from legion_llm.memory.table import encode_cell
+
+Verdict = Literal["pass", "partial", "fail", "not verified"]
+SECTIONS = ("Deliverables", "Decisions", "Files Modified", "Verification", "Agents")
+
+
+class DeliverableItem(BaseModel):
+    """What one plan delivered."""
+
+    plan_id: str = Field(description="The plan id exactly as given (for example 03-01 or 02-01a).")
+    summary: str = Field(description="What the plan built or changed, in one or two sentences.")
+    follow_ups: list[str] = Field(
+        description="Open questions, deferrals, escalations and known issues worth keeping; "
+        "an empty list when there are none."
+    )
+
+
+class DecisionItem(BaseModel):
+    """A decision made during the phase, with why, and what was rejected."""
+
+    plan_id: str = Field(description="The plan id the decision was made in.")
+    decision: str = Field(description="The decision, one sentence.")
+    rationale: str = Field(description="Why, one sentence; empty if the summary gives none.")
+    rejected_alternatives: list[str] = Field(
+        description="Alternatives the summary says were rejected; empty if none."
+    )
+
+
+class FileItem(BaseModel):
+    """One file the phase touched or named."""
+
+    path: str = Field(description="The path exactly as written in the summaries.")
+    change: str = Field(description="What changed in it (or why it is named), a short phrase.")
+
+
+class RequirementItem(BaseModel):
+    """The verification verdict of one requirement id."""
+
+    requirement_id: str = Field(description="The requirement id exactly as given.")
+    verdict: Verdict = Field(description="pass, partial, fail, or not verified.")
+    evidence: str = Field(description="One short line: what shows the verdict.")
+
+
+class CheckItem(BaseModel):
+    """The verification result of one plan."""
+
+    plan_id: str = Field(description="The plan id exactly as given.")
+    result: str = Field(description="Pass/fail counts and any failing check, one line.")
+
+
+class AgentItem(BaseModel):
+    """What one agent did in the phase."""
+
+    agent: str = Field(description="The agent id exactly as written in the summaries.")
+    work: str = Field(description="What the agent executed, one short phrase.")
+
+
+class PhaseDigest(BaseModel):
+    """The structured content of a compacted phase summary."""
+
+    deliverables: list[DeliverableItem] = Field(description="One entry per plan, in plan order.")
+    decisions: list[DecisionItem] = Field(description="Key decisions with rationale.")
+    files: list[FileItem] = Field(description="Every file path from the summaries, once.")
+    verification: list[RequirementItem] = Field(description="One entry per requirement id.")
+    checks: list[CheckItem] = Field(description="One entry per plan: its verification result.")
+    agents: list[AgentItem] = Field(description="One entry per agent that executed plans.")
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the pipeline (not the engine) decides: names, dates, the override note."""
+
+    phase_slug: str
+    phase_key: str
+    phase_name: str
+    summaries: tuple[str, ...]
+    plans: tuple[PlanFacts, ...]
+    compacted: date
+    forced_reason: str | None = None
+
+
+def _flow(items: Iterable[str]) -> str:
+    return "[" + ", ".join(items) + "]"
+
+
+def _frontmatter(header: Header, digest: PhaseDigest) -> list[str]:
+    satisfied = [r.requirement_id for r in digest.verification if r.verdict == "pass"]
+    other = [r.requirement_id for r in digest.verification if r.verdict != "pass"]
+    lines = [
+        "---",
+        f"phase: {header.phase_slug}",
+        f"compacted: {header.compacted.isoformat()}",
+        f"original_summaries: {_flow(header.summaries)}",
+        f"requirements_satisfied: {_flow(sort_ids(dict.fromkeys(satisfied)))}",
+    ]
+    if other:
+        lines.append(f"requirements_not_satisfied: {_flow(sort_ids(dict.fromkeys(other)))}")
+    if header.forced_reason:
+        lines += ["forced: true", f"forced_reason: {_yaml_text(header.forced_reason)}"]
+    return [*lines, "---"]
+
+
+def _yaml_text(text: str) -> str:
+    return '"' + " ".join(text.split()).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _deliverables(header: Header, digest: PhaseDigest) -> list[str]:
+    by_plan = {d.plan_id: d for d in digest.deliverables}
+    lines = []
+    for plan in header.plans:
+        item = by_plan.get(plan.id)
+        label = f"**{plan.id} {plan.name}**" if plan.name else f"**{plan.id}**"
+        status = plan.status or plan.outcome
+        text = _one_line(item.summary) if item else "(no deliverable proposed)"
+        lines.append(f"- {label} ({status})" + (f": {text}" if text else ""))
+        lines += [f"  - {_one_line(f)}" for f in (item.follow_ups if item else []) if f.strip()]
+    known = {p.id for p in header.plans}
+    for item in digest.deliverables:
+        if item.plan_id not in known:
+            lines.append(f"- **{item.plan_id}**: {_one_line(item.summary)}")
+    return lines
+
+
+def _decisions(digest: PhaseDigest) -> list[str]:
+    lines = []
+    for item in digest.decisions:
+        text = _one_line(item.decision)
+        text += "" if text.endswith((".", "!", "?")) else "."
+        if item.rationale.strip():
+            why = _one_line(item.rationale)
+            text += f" Why: {why}" + ("" if why.endswith((".", "!", "?")) else ".")
+        if item.rejected_alternatives:
+            text += " Rejected: " + "; ".join(_one_line(r) for r in item.rejected_alternatives)
+        lines.append(f"- ({item.plan_id}) {text}")
+    return lines or ["- None recorded."]
+
+
+def _code(path: str) -> str:
+    """A path as a table cell: bare unless markdown would mangle it (`*`, `__`)."""
+    return f"`{path}`" if "*" in path or "__" in path or path.startswith("_") else path
+
+
+def _files(digest: PhaseDigest) -> list[str]:
+    """One row per distinct change: files with the same change share a row; moves share one."""
+    rows: dict[str, list[str]] = {}
+    for item in digest.files:
+        change = _one_line(item.change).strip(" -") or "named"
+        moved = re.fullmatch(r"moved from `?([^`\s]+)`?", change)
+        if moved:
+            rows.setdefault("moved", []).append(f"{_code(moved.group(1))} → {_code(item.path)}")
+        else:
+            rows.setdefault(change, []).append(_code(item.path))
+    lines = ["| File | Change |", "|------|--------|"]
+    lines += [
+        f"| {encode_cell(', '.join(paths))} | {encode_cell(change)} |"
+        for change, paths in rows.items()
+    ]
+    return lines
+
+
+def _verification(digest: PhaseDigest) -> list[str]:
+    lines = [
+        f"- {r.requirement_id}: {r.verdict.upper()} — {_one_line(r.evidence)}"
+        for r in digest.verification
+    ]
+    lines += [f"- Plan {c.plan_id}: {_one_line(c.result)}" for c in digest.checks]
+    return lines or ["- No requirement ids recorded."]
+
+
+def _agents(header: Header, digest: PhaseDigest) -> list[str]:
+    plans_by_agent: dict[str, list[PlanFacts]] = {}
+    for plan in header.plans:
+        plans_by_agent.setdefault(plan.agent or "", []).append(plan)
+    work = {a.agent: _one_line(a.work) for a in digest.agents if a.work.strip()}
+    lines = []
+    for agent, plans in plans_by_agent.items():
+        names = ", ".join(p.id for p in plans)
+        who = agent or "(no agent recorded)"
+        extra = f" — {work[agent]}" if agent in work else ""
+        lines.append(f"- {who}: {names}{extra}")
+    return lines
+
+
+def render(header: Header, digest: PhaseDigest) -> str:
+    """The complete `{NN}-COMPACTED.md` text."""
+    body = [
+        *_frontmatter(header, digest),
+        "",
+        f"# Phase {header.phase_key}: {header.phase_name} — Compacted Summary",
+    ]
+    parts = {
+        "Deliverables": _deliverables(header, digest),
+        "Decisions": _decisions(digest),
+        "Files Modified": _files(digest),
+        "Verification": _verification(digest),
+        "Agents": _agents(header, digest),
+    }
+    for title in SECTIONS:
+        body += ["", f"## {title}", *parts[title]]
+    return "\n".join(body) + "\n"
+
+
+# ---------------------------------------------------------------- merging map results
+
+
+def _verdict(verdicts: Sequence[str]) -> Verdict:
+    known = [v for v in verdicts if v != "not verified"]
+    if not known:
+        return "not verified"
+    if all(v == known[0] for v in known):
+        return known[0]  # type: ignore[return-value]
+    return "partial" if any(v == "pass" for v in known) else "fail"
+
+
+def merge(digests: Sequence[PhaseDigest]) -> PhaseDigest:
+    """One digest from the plan-by-plan ones: entries joined by plan, path, id and agent."""
+    deliverables: dict[str, DeliverableItem] = {}
+    for item in (d for digest in digests for d in digest.deliverables):
+        if item.plan_id in deliverables:
+            old = deliverables[item.plan_id]
+            deliverables[item.plan_id] = DeliverableItem(
+                plan_id=item.plan_id,
+                summary=f"{old.summary} {item.summary}".strip(),
+                follow_ups=[*old.follow_ups, *item.follow_ups],
+            )
+        else:
+            deliverables[item.plan_id] = item
+    decisions = list({(d.plan_id, d.decision): d for g in digests for d in g.decisions}.values())
+    files: dict[str, list[str]] = {}
+    for file in (f for digest in digests for f in digest.files):
+        changes = files.setdefault(file.path, [])
+        if file.change not in changes:
+            changes.append(file.change)
+    requirements: dict[str, list[RequirementItem]] = {}
+    for req in (r for digest in digests for r in digest.verification):
+        requirements.setdefault(req.requirement_id, []).append(req)
+    agents: dict[str, list[str]] = {}
+    for agent in (a for digest in digests for a in digest.agents):
+        agents.setdefault(agent.agent, []).append(agent.work)
+    return PhaseDigest(
+        deliverables=list(deliverables.values()),
+        decisions=decisions,
+        files=[FileItem(path=p, change="; ".join(c)) for p, c in files.items()],
+        verification=[
+            RequirementItem(
+                requirement_id=rid,
+                verdict=_verdict([i.verdict for i in items]),
+                evidence="; ".join(dict.fromkeys(i.evidence for i in items if i.evidence)),
+            )
+            for rid, items in requirements.items()
+        ],
+        checks=list({c.plan_id + c.result: c for g in digests for c in g.checks}.values()),
+        agents=[AgentItem(agent=a, work="; ".join(dict.fromkeys(w))) for a, w in agents.items()],
+    )

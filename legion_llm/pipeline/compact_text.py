@@ -1,0 +1,117 @@
+"""Small markdown readers the extractive compactor needs: list items, table rows, sentences."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from legion_llm.memory.extract import PlanFacts, Section, sections, split_frontmatter
+from legion_llm.memory.table import parse_markdown
+
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`\"'*])")
+
+
+def clean_inline(text: str) -> str:
+    """Drop checkbox, bold markers, a `Task N:` prefix and a trailing `(done)`."""
+    text = re.sub(r"^\[[ xX]\]\s*", "", text.strip())
+    text = text.replace("**", "").replace("✓ ", "").replace("✔ ", "")
+    text = re.sub(r"^Task\s+\d+\s*:\s*", "", text)
+    text = re.sub(r"\s*\((?:done|complete)\)$", "", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
+def _fenced(lines: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """Each line with whether it is inside (or opens/closes) a fenced block."""
+    marked = []
+    inside = False
+    for line in lines:
+        fence = line.lstrip().startswith("```")
+        marked.append((line, inside or fence))
+        if fence:
+            inside = not inside
+    return marked
+
+
+def items(section: Section) -> list[str]:
+    """Top-level list items (nested items joined to their parent) and prose paragraphs."""
+    found: list[list[str]] = []
+    paragraph: list[str] = []
+    current: list[str] | None = None
+
+    def flush() -> None:
+        if paragraph:
+            found.append([" ".join(paragraph)])
+            paragraph.clear()
+
+    for line, fenced in _fenced(section.lines):
+        stripped = line.strip().lstrip(">").strip()
+        if fenced or not stripped or stripped.startswith("|"):
+            flush()
+            if fenced or stripped.startswith("|"):
+                current = None
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            flush()
+            if not bullet.group(1) or current is None:
+                current = [clean_inline(bullet.group(2))]
+                found.append(current)
+            else:
+                current.append(clean_inline(bullet.group(2)))
+        elif current is not None and line[:1] in (" ", "\t"):
+            current[-1] += " " + stripped
+        else:
+            current = None
+            paragraph.append(stripped)
+    flush()
+    return [_join(parts) for parts in found if clean_inline(parts[0]) or len(parts) > 1]
+
+
+def _join(parts: list[str]) -> str:
+    head = clean_inline(parts[0])
+    if len(parts) == 1:
+        return head
+    return f"{head.rstrip(':')}: " + "; ".join(p.rstrip(".") for p in parts[1:] if p)
+
+
+def table_rows(section: Section) -> list[dict[str, str]]:
+    """Rows (cells keyed by column) of the tables in the section, outside fenced blocks."""
+    lines = [line if not fenced else "" for line, fenced in _fenced(section.lines)]
+    doc = parse_markdown("\n".join(lines) + "\n")
+    return [cells for table in doc.tables for _, cells in doc.rows(table)]
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+def first_clause(text: str) -> str:
+    """The first sentence, cut further at ` — ` or `; ` when it has one."""
+    first = sentences(text)[0] if text.strip() else ""
+    for mark in (" — ", "; "):
+        head = first.split(mark, 1)[0]
+        if head and len(head) >= 12:
+            first = head
+    return first.rstrip(".").strip()
+
+
+@dataclass(frozen=True)
+class PlanParts:
+    """One plan summary split into its frontmatter lines and sections."""
+
+    facts: PlanFacts
+    frontmatter: tuple[str, ...]
+    sections: tuple[Section, ...]
+
+    @classmethod
+    def of(cls, facts: PlanFacts, text: str) -> PlanParts:
+        frontmatter, body = split_frontmatter(text)
+        return cls(facts, tuple(frontmatter), tuple(sections(body)))
+
+    def matching(self, words: tuple[str, ...]) -> Iterator[Section]:
+        """Sections below the title whose heading contains one of `words`."""
+        return (
+            s for s in self.sections if s.level > 1 and any(w in s.title.lower() for w in words)
+        )

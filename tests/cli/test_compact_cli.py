@@ -1,0 +1,133 @@
+"""`compact`, `compact --suggest`, `verify-compaction` and `phase-context` through the real CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.pipeline.compaction_cases import copy_case, fingerprint
+from tests.pipeline.test_verify import HAND_MADE
+
+USAGE_KEYS = {"calls", "offline_calls", "input_tokens", "output_tokens", "cache_read_input_tokens",
+              "cache_creation_input_tokens", "estimated_cost_usd", "engine", "model"}  # fmt: skip
+
+
+def test_compact_json_envelope(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("legion-spec-billing-exports", tmp_path)
+    before = fingerprint(root)
+    result = cli("compact", "3", "--root", root, "--today", "2026-11-30", "--json")
+    assert result.exit_code == 0, result.stderr
+    envelope = result.json
+    assert set(envelope) == {"ok", "command", "data", "warnings"}
+    assert envelope["ok"] is True and envelope["command"] == "compact"
+    data = envelope["data"]
+    assert data["path"] == ".planning/phases/03-billing-exports/03-COMPACTED.md"
+    assert data["requirement_ids"] == ["BILL-01", "BILL-02", "BILL-03", "BILL-04"]
+    assert (
+        len(data["paths"]) == 11 and data["missing_after_repair"] == [] and data["repaired"] == []
+    )
+    assert data["engine"] == "offline" and data["fell_back"] is False
+    assert 0.30 <= data["ratio"] <= 0.50 and data["written"] is True
+    assert set(data["usage"]) == USAGE_KEYS and data["usage"]["offline_calls"] == 1
+    assert (root / data["path"]).is_file() and fingerprint(root) == before
+    assert "no ANTHROPIC_API_KEY" in result.stderr  # the one notice
+
+
+def test_dry_run_prints_and_writes_nothing(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("decimal-phase", tmp_path)
+    result = cli("compact", "06.1", "--root", root, "--dry-run", "--today", "2026-11-30")
+    assert result.exit_code == 0
+    assert result.stdout.startswith(
+        "---\nphase: 06.1-cache-eviction-hotfix\ncompacted: 2026-11-30\n"
+    )
+    assert (
+        "Would write .planning/phases/06.1-cache-eviction-hotfix/06.1-COMPACTED.md" in result.stdout
+    )
+    assert not list(root.rglob("*COMPACTED.md"))
+
+
+def test_preconditions_and_force_from_the_command_line(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("phase-not-complete", tmp_path)
+    refused = cli("compact", "3", "--root", root)
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert "error: phase 3 is not marked complete in ROADMAP.md" in refused.stderr
+    forced = cli("compact", "3", "--root", root, "--force", "--json")
+    assert forced.exit_code == 0 and forced.json["data"]["forced"] is True
+    assert "warning: phase 3 is not marked complete" in forced.stderr
+    replaced = cli("compact", "3", "--root", root, "--force")
+    assert (
+        replaced.exit_code == 0
+        and "Wrote .planning/phases/03-results-publishing" in replaced.stdout
+    )
+
+
+def test_ambiguous_phase_asks_for_the_folder(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("same-number-milestones", tmp_path)
+    roadmap = root / ".planning" / "ROADMAP.md"
+    roadmap.write_text(roadmap.read_text().replace("Design Tokens", "Colour Palette"))
+    result = cli("compact", "1", "--root", root, "--json")
+    assert result.exit_code == 1 and result.json["ok"] is False
+    assert "pass the folder name or path instead" in result.json["data"]["error"]
+    assert len(result.json["data"]["candidates"]) == 3
+    by_folder = cli("compact", "01-design-tokens", "--root", root, "--dry-run")
+    assert by_folder.exit_code == 0
+
+
+def test_suggest(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("legion-spec-billing-exports", tmp_path)
+    human = cli("compact", "--suggest", "--root", root)
+    assert human.exit_code == 0
+    assert (
+        "💡 2 completed phase(s) have uncompacted summaries: Phase 2 (1), Phase 3 (3)"
+        in human.stdout
+    )
+    cli("compact", "3", "--root", root)
+    data = cli("compact", "--suggest", "--root", root, "--json").json["data"]
+    assert [p["folder"] for p in data["phases"]] == [".planning/phases/02-invoice-lifecycle"]
+    assert cli("compact", "--root", root).exit_code == 2  # neither PHASE nor --suggest
+
+
+def test_verify_compaction_prints_real_misses(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("legion-spec-billing-exports", tmp_path)
+    missing = cli("verify-compaction", "3", "--root", root)
+    assert missing.exit_code == 1 and "03-COMPACTED.md does not exist" in missing.stderr
+    (root / ".planning/phases/03-billing-exports/03-COMPACTED.md").write_bytes(HAND_MADE.encode())
+    result = cli("verify-compaction", "3", "--root", root)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(
+        ".planning/phases/03-billing-exports/03-COMPACTED.md: FAILED; ratio 0."
+    )
+    assert lines[1:] == [
+        "missing requirement ids: BILL-04",
+        "missing paths: tests/conftest.py, alembic/versions/0009_export_schedules.py, "
+        "tests/test_scheduled_exports.py, docs/BILLING.md",
+        "invented requirement ids: BILL-07",
+        "invented paths: src/billing/pdf.py",
+        "missing sections: Agents",
+        "extra sections: Conventions and Open Questions, Also Covered",
+        "plans never named: 03-03",
+        "missing frontmatter keys: original_summaries",
+    ]
+    data = cli("verify-compaction", "3", "--root", root, "--json").json["data"]
+    assert data["ok"] is False and data["missing_ids"] == ["BILL-04"]
+
+
+def test_verify_compaction_passes_our_own_file(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("gsd-frontmatter-session-auth", tmp_path)
+    cli("compact", "2", "--root", root)
+    result = cli("verify-compaction", "02-session-auth", "--root", root)
+    assert result.exit_code == 0 and ": OK; ratio 0." in result.stdout
+
+
+def test_phase_context(cli: Any, tmp_path: Path) -> None:
+    root = copy_case("letter-suffix-plan", tmp_path)
+    originals = cli("phase-context", "2", "--root", root, "--json").json["data"]
+    assert originals["source"] == "summaries"
+    assert [Path(f).name for f in originals["files"]] == [
+        "02-01-SUMMARY.md", "02-01a-SUMMARY.md", "02-02-SUMMARY.md"
+    ]  # fmt: skip
+    cli("compact", "2", "--root", root)
+    compacted = cli("phase-context", "2", "--root", root)
+    assert compacted.stdout.startswith("---\nphase: 02-text-extraction\n")
+    assert cli("phase-context", "2", "--root", root, "--json").json["data"]["source"] == "compacted"

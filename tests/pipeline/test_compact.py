@@ -1,0 +1,225 @@
+"""The compaction pipeline with the offline engine and a queue fake (no HTTP)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from legion_llm.errors import InputError
+from legion_llm.llm.engine import FallbackEngine, Notices, OfflineEngine
+from legion_llm.llm.errors import LLMUnavailableError
+from legion_llm.llm.testing import FakeEngine
+from legion_llm.memory.extract import sections, split_frontmatter
+from legion_llm.pipeline import compact as compact_module
+from legion_llm.pipeline.compact import CALL_CAP_TOKENS, CompactionError, compact_phase
+from legion_llm.pipeline.compact_render import DecisionItem, FileItem, RequirementItem
+from legion_llm.pipeline.compact_repair import REMOVED
+from tests.pipeline.compaction_cases import (
+    TODAY,
+    fingerprint,
+    good_digest,
+    phase_of,
+    without_path,
+    without_requirement,
+)
+
+
+def offline() -> OfflineEngine:
+    return OfflineEngine(notices=Notices(sink=None))
+
+
+def section(text: str, title: str) -> str:
+    _, body = split_frontmatter(text)
+    return next(s.text for s in sections(body) if s.title == title)
+
+
+def test_offline_compaction_writes_the_spec_format_and_leaves_originals(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    before = fingerprint(phase.planning.parent)
+    result = compact_phase(phase, offline(), today=TODAY)
+    written = phase.compacted_path.read_text(encoding="utf-8")
+    assert result.written and written == result.text
+    assert phase.compacted_path.name == "03-COMPACTED.md"
+    assert written.split("\n")[:6] == [
+        "---",
+        "phase: 03-billing-exports",
+        "compacted: 2026-11-30",
+        "original_summaries: [03-01-SUMMARY.md, 03-02-SUMMARY.md, 03-03-SUMMARY.md]",
+        "requirements_satisfied: [BILL-01, BILL-02, BILL-03, BILL-04]",
+        "---",
+    ]
+    headings = re.findall(r"^#{1,2} .+$", written, re.MULTILINE)
+    assert headings == [
+        "# Phase 3: Billing exports — Compacted Summary",
+        "## Deliverables",
+        "## Decisions",
+        "## Files Modified",
+        "## Verification",
+        "## Agents",
+    ]
+    assert "| File | Change |\n|------|--------|\n" in written
+    assert fingerprint(phase.planning.parent) == before  # originals untouched
+    assert list(phase.folder.glob(".*.tmp")) == []  # the atomic write left no temp file
+    assert result.report.ok and 0.30 <= result.report.ratio <= 0.50
+    assert result.engine == "offline" and not result.fell_back and result.repaired == []
+
+
+def test_offline_output_drops_logs_and_keeps_verdicts(tmp_path: Path) -> None:
+    result = compact_phase(phase_of("partial-and-failed-plans", tmp_path, "4"), offline(),
+                           today=TODAY, write=False)  # fmt: skip
+    text = result.text
+    assert "```" not in text and "Traceback" not in text and "XFAIL" not in text
+    verification = section(text, "Verification")
+    assert "- R4: PASS" in verification and "- R5: PARTIAL" in verification
+    assert "- R6: FAIL" in verification
+    assert "FAIL: `python -m pytest tests/search/test_query.py -q` (exit 1)" in verification
+    assert "requirements_not_satisfied: [R5, R6]" in text
+    deliverables = section(text, "Deliverables")
+    assert "(Partial)" in deliverables and "(Failed)" in deliverables
+    assert "Phase 5" in deliverables  # the deferral is kept
+    assert "- engineering-ai-engineer: 04-03" in section(text, "Agents")
+
+
+def test_preconditions_refuse_with_clear_messages(tmp_path: Path) -> None:
+    not_done = phase_of("phase-not-complete", tmp_path, "3")
+    with pytest.raises(InputError) as caught:
+        compact_phase(not_done, offline(), today=TODAY)
+    assert caught.value.message == (
+        "phase 3 is not marked complete in ROADMAP.md; plan(s) 03-03 have a PLAN but no SUMMARY "
+        "(pass --force to compact anyway)"
+    )
+    missing = phase_of("missing-plan-summary", tmp_path, "5")
+    with pytest.raises(InputError, match=r"plan\(s\) 05-03 have a PLAN but no SUMMARY"):
+        compact_phase(missing, offline(), today=TODAY)
+    assert not not_done.compacted_path.exists() and not missing.compacted_path.exists()
+
+
+def test_force_is_recorded_and_roadmap_only_ids_are_flagged(tmp_path: Path) -> None:
+    phase = phase_of("missing-plan-summary", tmp_path, "5")
+    result = compact_phase(phase, offline(), today=TODAY, force=True)
+    text = phase.compacted_path.read_text()
+    assert "forced: true" in text
+    assert 'forced_reason: "plan(s) 05-03 have a PLAN but no SUMMARY"' in text
+    assert "- NOTF-03: NOT VERIFIED — named in ROADMAP.md; no plan summary reports it" in text
+    assert "requirements_not_satisfied: [NOTF-03]" in text
+    assert "warning: plan(s) 05-03 have a PLAN but no SUMMARY (--force)" in result.warnings
+
+
+def test_existing_file_is_replaced_only_with_force(tmp_path: Path) -> None:
+    phase = phase_of("decimal-phase", tmp_path, "6.1")
+    phase.compacted_path.write_text("hand written\n")
+    with pytest.raises(InputError, match=r"06\.1-COMPACTED\.md exists; pass --force"):
+        compact_phase(phase, offline(), today=TODAY)
+    assert phase.compacted_path.read_text() == "hand written\n"
+    dry = compact_phase(phase, offline(), today=TODAY, write=False)  # --dry-run
+    assert not dry.written and phase.compacted_path.read_text() == "hand written\n"
+    compact_phase(phase, offline(), today=TODAY, force=True)
+    text = phase.compacted_path.read_text()
+    assert text.startswith("---\nphase: 06.1-cache-eviction-hotfix\n")
+    assert 'forced_reason: "replaced the existing compacted summary"' in text
+
+
+def test_a_dropped_id_is_re_asked_once_listing_it(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    good = good_digest(phase)
+    engine = FakeEngine().enqueue(without_requirement(good, "BILL-03"), good)
+    result = compact_phase(phase, engine, today=TODAY, write=False)
+    assert len(engine.requests) == 2
+    first, second = (r.prompt.user for r in engine.requests)
+    assert "None: this is the first proposal." in first
+    assert "- missing requirement ids: BILL-03" in second
+    assert result.repaired == [] and [a["reask"] for a in result.answers] == [False, True]
+    assert "- BILL-03: PASS" in section(result.text, "Verification")
+
+
+def test_still_missing_after_the_re_ask_is_repaired_in_its_section(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    bad = without_path(without_requirement(good_digest(phase), "BILL-03"), "docs/BILLING.md")
+    engine = FakeEngine().enqueue(bad, bad)
+    result = compact_phase(phase, engine, today=TODAY)
+    assert "- missing file paths: docs/BILLING.md" in engine.requests[1].prompt.user
+    assert result.repaired == [
+        "requirement BILL-03 added to Verification (the proposal left it out)",
+        "path docs/BILLING.md added to Files Modified (the proposal left it out)",
+    ]
+    assert (
+        "warning: repaired: requirement BILL-03 added to Verification (the proposal left it out)"
+        in result.warnings
+    )
+    text = phase.compacted_path.read_text()
+    assert re.search(
+        r"^- BILL-03: PASS — Only finance and owner roles", section(text, "Verification"), re.M
+    )
+    assert '| docs/BILLING.md | new "Exports" section' in section(text, "Files Modified")
+    assert result.as_dict()["missing_after_repair"] == []
+
+
+def test_inventions_are_struck(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    good = good_digest(phase)
+    invented = good.model_copy(update={
+        "files": [*good.files, FileItem(path="src/billing/pdf_export.py", change="new")],
+        "verification": [*good.verification,
+                         RequirementItem(requirement_id="BILL-09", verdict="pass", evidence="x")],
+        "decisions": [DecisionItem(plan_id="03-01", decision="Moved helpers to lib/money.py.",
+                                   rationale="", rejected_alternatives=[]), *good.decisions],
+    })  # fmt: skip
+    engine = FakeEngine().enqueue(invented, invented)
+    result = compact_phase(phase, engine, today=TODAY)
+    reask = engine.requests[1].prompt.user
+    assert "- ids not in the originals: BILL-09" in reask
+    assert "- paths not in the originals: lib/money.py, src/billing/pdf_export.py" in reask
+    text = phase.compacted_path.read_text()
+    assert "pdf_export" not in text and "BILL-09" not in text and "lib/money.py" not in text
+    assert f"- (03-01) Moved helpers to {REMOVED}." in text
+    assert set(result.repaired) == {
+        "removed BILL-09: the originals never name it",
+        "removed src/billing/pdf_export.py: the originals never name it",
+        "removed lib/money.py: the originals never name it",
+    }
+
+
+def test_a_long_answer_is_re_asked_for_the_target_length(tmp_path: Path) -> None:
+    phase = phase_of("ten-plan-phase", tmp_path, "5")
+    good = good_digest(phase)
+    padded = good.model_copy(update={"decisions": good.decisions * 3})
+    engine = FakeEngine().enqueue(padded, good)
+    result = compact_phase(phase, engine, today=TODAY, write=False)
+    feedback = engine.requests[1].prompt.user
+    assert re.search(r"- the document was about \d+ tokens, 0\.\d\d of the originals; keep it "
+                     r"under \d+ tokens", feedback)  # fmt: skip
+    assert result.report.ratio <= 0.50
+
+
+def test_a_failing_result_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    bad = without_requirement(good_digest(phase), "BILL-02")
+    monkeypatch.setattr(compact_module, "repair", lambda digest, *args: (digest, []))
+    with pytest.raises(CompactionError, match="missing requirement ids: BILL-02"):
+        compact_phase(phase, FakeEngine().enqueue(bad, bad), today=TODAY)
+    assert not phase.compacted_path.exists()
+
+
+def test_claude_down_falls_back_to_the_offline_step(tmp_path: Path) -> None:
+    phase = phase_of("gsd-frontmatter-session-auth", tmp_path, "2")
+    fake = FakeEngine(notices=Notices(sink=None)).enqueue(LLMUnavailableError("HTTP 529"))
+    result = compact_phase(phase, FallbackEngine(fake, offline()), today=TODAY, write=False)
+    assert result.fell_back and result.engine == "offline" and result.report.ok
+    assert result.as_dict()["answers"][0]["fallback_reason"] == "HTTP 529"
+
+
+def test_a_phase_over_one_call_is_compacted_plan_by_plan_and_merged(tmp_path: Path) -> None:
+    phase = phase_of("very-large-phase", tmp_path, "7")
+    result = compact_phase(phase, offline(), today=TODAY, call_budget=CALL_CAP_TOKENS)
+    calls = [a["plans"] for a in result.answers]
+    assert result.chunks == len(calls) > 6
+    plan_ids = [part.split(" ")[0] for call in calls for part in call]
+    assert list(dict.fromkeys(plan_ids)) == [
+        f"07-0{n}" for n in range(1, 7)
+    ]  # every plan, in order
+    assert ["07-02 (part 1 of 2)"] in calls  # a plan too large alone was split, not cut
+    assert result.report.ok and result.repaired == []
+    assert any("compacted 6 plan(s) in" in w for w in result.warnings)
+    assert result.report.ratio < 0.05  # machine logs dropped

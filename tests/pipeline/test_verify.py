@@ -1,0 +1,94 @@
+"""verify-compaction on COMPACTED.md files written by someone else (memory-manager Section 12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from legion_llm.llm.engine import OfflineEngine
+from legion_llm.memory.phases import Phase
+from legion_llm.pipeline.compact import check_compacted, compact_phase, prepare
+from legion_llm.pipeline.verify import verify_document
+from tests.pipeline.compaction_cases import TODAY, phase_of
+
+# Written the way other tools write them: extra sections, files listed inline on deliverable
+# lines, a decision cut mid-word, a path repeated in the table, no Agents section, CRLF.
+HAND_MADE = """---
+phase: 03-billing-exports
+compacted: 2026-09-04
+requirements_satisfied: [BILL-01, BILL-02, BILL-03, BILL-07]
+---
+
+# Phase 3: Billing exports — Compacted Summary
+
+## Deliverables
+- 03-01: streaming export (src/billing/export.py, src/billing/columns.py, tests/test_export.py)
+- 03-02: export routes (`src/api/routes/exports.py`, `src/api/permissions.py`)
+
+## Decisions
+- Keyset pagination on (issued_at, id) instead of OFFSET: OFFSET degraded to minutes on la
+
+## Files Modified
+| File | Change |
+|------|--------|
+| src/api/routes/exports.py | streaming route |
+| src/api/routes/exports.py | validation |
+| tests/test_export_routes.py | 9 tests |
+| src/billing/pdf.py | pdf export |
+
+## Verification
+- BILL-01: pass
+- BILL-02: pass
+- BILL-03: pass
+
+## Conventions and Open Questions
+- every export route has an isolation test; credit notes still open
+
+## Also Covered
+- BILL-07 groundwork in src/worker/scheduled_exports.py
+""".replace("\n", "\r\n")
+
+
+def write_hand_made(phase: Phase) -> None:
+    phase.compacted_path.write_bytes(HAND_MADE.encode())
+
+
+def test_a_hand_made_file_gets_its_real_misses(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    write_hand_made(phase)
+    _, report = check_compacted(phase)
+    assert report.missing_ids == ["BILL-04"]
+    assert report.missing_paths == [
+        "tests/conftest.py",
+        "alembic/versions/0009_export_schedules.py",
+        "tests/test_scheduled_exports.py",
+        "docs/BILLING.md",
+    ]
+    assert report.invented_ids == ["BILL-07"]
+    assert report.invented_paths == ["src/billing/pdf.py"]
+    assert report.sections_missing == ["Agents"]
+    assert report.sections_extra == ["Conventions and Open Questions", "Also Covered"]
+    assert report.plans_missing == ["03-03"]
+    assert report.frontmatter_missing == ["original_summaries"]
+    assert not report.ok and 0 < report.ratio < 0.2
+
+
+def test_strict_mode_wants_ids_and_paths_in_their_sections(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    prep = prepare(phase)
+    text = HAND_MADE.replace("\r\n", "\n")
+    lenient = verify_document(text, prep.facts, prep.sources, tokens_original=1)
+    strict = verify_document(text, prep.facts, prep.sources, tokens_original=1, strict=True)
+    # named on a deliverable line counts for a reader, not for the compactor's own table
+    assert "src/billing/export.py" not in lenient.missing_paths
+    assert "src/billing/export.py" in strict.missing_paths
+
+
+def test_our_own_output_verifies_and_a_later_edit_is_caught(tmp_path: Path) -> None:
+    phase = phase_of("requirement-id-styles", tmp_path, "1")
+    compact_phase(phase, OfflineEngine(), today=TODAY)
+    _, report = check_compacted(phase)
+    assert report.ok and report.sections_missing == report.sections_extra == []
+    text = phase.compacted_path.read_text()
+    phase.compacted_path.write_text(text.replace("R14", "requirement fourteen"))
+    _, edited = check_compacted(phase)
+    assert edited.missing_ids == ["R14"]

@@ -1,0 +1,103 @@
+"""Compaction conformance on the real summaries and ROADMAPs under ../shared/realworld.
+
+The real files are read in place (and copied to a temporary folder before anything is
+written); skipped when that folder is absent.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from legion_llm.llm.engine import Notices, OfflineEngine
+from legion_llm.memory.extract import plan_facts
+from legion_llm.memory.phases import find_phase, load_phase, phase_context, phase_folders
+from legion_llm.pipeline.compact import check_compacted, compact_phase
+from tests.conftest import REALWORLD
+from tests.pipeline.compaction_cases import TODAY, fingerprint
+
+pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
+
+PROJECTS = (
+    sorted(p.name for p in REALWORLD.iterdir() if (p / ".planning").is_dir())
+    if REALWORLD.is_dir()
+    else []
+)
+
+
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("realworld")
+    before = fingerprint(REALWORLD)
+    for name in PROJECTS:
+        shutil.copytree(REALWORLD / name / ".planning", target / name / ".planning")
+    assert fingerprint(REALWORLD) == before
+    return target
+
+
+def plan_phases(root: Path) -> list[Path]:
+    planning = root / ".planning"
+    return [f for f in phase_folders(planning) if load_phase(f, planning).summaries]
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_every_real_phase_compacts_and_verifies(copied: Path, project: str) -> None:
+    root = copied / project
+    phases = plan_phases(root)
+    for folder in phases:
+        phase = find_phase(root, str(folder))
+        result = compact_phase(
+            phase, OfflineEngine(notices=Notices(sink=None)), today=TODAY, force=True
+        )
+        assert result.report.ok and result.repaired == [], folder
+        _, report = check_compacted(phase)
+        assert report.ok and report.sections_missing == [] and report.plans_missing == []
+        assert phase_context(load_phase(phase.folder, phase.planning)).source == "compacted"
+    assert phases
+
+
+def test_real_layouts(copied: Path) -> None:
+    found = {f"{p.parent.name}/{p.name}" for name in PROJECTS for p in plan_phases(copied / name)}
+    assert "phases/06.1-catppuccin-mocha-file-icons" in found  # decimal phase
+    assert "archive/01-plugin-foundation" in found  # Legion's own archive layout
+    assert "phases/08-agent-registration-websocket-protocol" not in found  # a closeout only
+    loci = load_phase(copied / "C1p86__loci/.planning/phases/08-agent-registration-websocket-protocol",
+                      copied / "C1p86__loci/.planning")  # fmt: skip
+    assert [p.name for p in loci.excluded] == ["08-CLOSEOUT-SUMMARY.md"] and loci.summaries == ()
+
+
+def test_real_roadmaps(copied: Path) -> None:
+    loci = find_phase(copied / "C1p86__loci", "1").roadmap
+    assert loci.complete and loci.name == "Foundation" and len(loci.evidence) == 2
+    legion = find_phase(copied / "9thLevelSoftware__legion", "6").roadmap
+    assert legion.complete and legion.name == "Recommendation Engine v2"
+    assert legion.requirement_ids == ("AGT-02", "AGT-03", "AGT-04")
+    psa = find_phase(copied / "ace027__custom-psa-nolegion", "1").roadmap
+    assert psa.complete and psa.requirement_ids == ("REQ-01",)
+    # an archived folder whose number the current ROADMAP reuses for another phase
+    archived = find_phase(copied / "9thLevelSoftware__legion", "01-plugin-foundation")
+    assert archived.archived and archived.roadmap.requirement_ids == ()
+
+
+@pytest.mark.parametrize(
+    ("path", "ids", "some_paths", "not_paths"),
+    [
+        ("9thLevelSoftware__legion/.planning/archive/01-plugin-foundation/01-01-SUMMARY.md",
+         ("INFRA-01", "INFRA-02"), [".claude/commands/agency/start.md", "CLAUDE.md"], []),
+        ("9thLevelSoftware__legion/.planning/phases/33-knowledge-memory/33-02-SUMMARY.md",
+         ("KNW-02", "KNW-03"), ["skills/memory-manager/SKILL.md"], []),
+        ("Atypical-Consulting__FlowForge/.planning/phases/06.1-catppuccin-mocha-file-icons/06.1-01-SUMMARY.md",
+         (), ["src/lib/file-icons.ts", "Dockerfile"], ["Node.js"]),
+        ("ace027__custom-psa-nolegion/.planning/phases/01-block-hour-retainer-agreements/01-01-SUMMARY.md",
+         ("REQ-01",), ["backend/app/billing.py"], []),
+    ],
+)  # fmt: skip
+def test_real_summary_extraction(path: str, ids: tuple[str, ...], some_paths: list[str],
+                                 not_paths: list[str]) -> None:  # fmt: skip
+    facts = plan_facts("x", Path(path).name, (REALWORLD / path).read_text(encoding="utf-8"))
+    assert facts.requirement_ids == ids
+    assert all(p in facts.paths for p in some_paths)
+    assert not any(p in facts.paths for p in not_paths)
+    assert facts.name and facts.outcome == "success"
