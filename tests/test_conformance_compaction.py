@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,15 @@ def test_real_summary_extraction(path: str, ids: tuple[str, ...], some_paths: li
     assert all(p in facts.paths for p in some_paths)
     assert not any(p in facts.paths for p in not_paths)
     assert facts.name and facts.outcome == "success"
+
+
+def test_the_commands_on_a_real_project(cli: Any, tmp_path: Path) -> None:
+    root = tmp_path / "psa"
+    shutil.copytree(REALWORLD / "ace027__custom-psa-nolegion" / ".planning", root / ".planning")
+    suggested = cli("compact", "--suggest", "--root", root, "--json").json["data"]["phases"]
+    assert [p["phase"] for p in suggested] == ["1"]
+    result = cli("compact", "1", "--root", root, "--dry-run", "--json")
+    assert result.exit_code == 0 and result.json["data"]["requirement_ids"] == ["REQ-01"]
+    assert result.json["data"]["written"] is False
+    context = cli("phase-context", "01-block-hour-retainer-agreements", "--root", root, "--json")
+    assert context.json["data"]["source"] == "summaries"

@@ -43,6 +43,7 @@ from legion_llm.pipeline.verify import Sources, VerifyReport, originals_tokens, 
 
 CALL_CAP_TOKENS = 30_000  # per call: keeps each answer inside the output limit at the 0.40 target
 OUTPUT_CAP_TOKENS = 16_000
+PROMPT_ROOM_TOKENS = 1_500  # the prompt file's own text, tool overhead and a re-ask's feedback
 
 
 class CompactionError(LegionError):
@@ -212,8 +213,9 @@ def _chunks(prep: Prepared, budget: int | None) -> list[tuple[PlanDoc, ...]]:
     """All plans in one call when they fit, else plan by plan (long plans in parts), packed."""
     if budget is None:
         return [prep.docs]
-    overhead = with_safety(count_tokens(prompt_variables(prep.phase, (), prep.facts, 0)["plans"]))
-    overhead += 1_500  # the prompt's fixed text and the id and path lists
+    listed = prompt_variables(prep.phase, prep.docs, prep.facts, 0)
+    lists = "\n".join(v for k, v in listed.items() if k != "summaries")
+    overhead = with_safety(count_tokens(lists)) + PROMPT_ROOM_TOKENS
     count = _counter()
     if overhead + count("\n".join(d.text for d in prep.docs)) <= budget:
         return [prep.docs]

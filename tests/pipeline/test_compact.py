@@ -223,3 +223,29 @@ def test_a_phase_over_one_call_is_compacted_plan_by_plan_and_merged(tmp_path: Pa
     assert result.report.ok and result.repaired == []
     assert any("compacted 6 plan(s) in" in w for w in result.warnings)
     assert result.report.ratio < 0.05  # machine logs dropped
+
+
+def test_a_plan_too_large_for_one_call_is_split_never_cut(tmp_path: Path) -> None:
+    from legion_llm.pipeline.compact import prepare
+    from legion_llm.pipeline.compact_split import split_doc
+
+    doc = prepare(phase_of("very-large-phase", tmp_path, "7")).docs[1]  # 07-02, ~30k tokens
+
+    def count(text: str) -> int:
+        return len(text) // 3
+
+    parts = split_doc(doc, 4_000, count)
+    assert len(parts) > 5 and [p.part for p in parts][-1] == f"part {len(parts)} of {len(parts)}"
+    assert all(count(p.text) <= 4_000 for p in parts)
+    kept = []
+    for number, part in enumerate(parts):
+        lines = part.text.split("\n")
+        if number:  # the continuation header names the plan
+            assert lines[0] == "# Plan 07-02: Bulk copy with checksums (continued)"
+            lines = lines[2:]
+        kept += lines
+    # every original line, in order; only fence lines were added where a cut fell inside a fence
+    assert [line for line in kept if line != "```"] == [
+        line for line in doc.text.split("\n") if line != "```"
+    ]
+    assert all(p.text.count("```") % 2 == 0 for p in parts)

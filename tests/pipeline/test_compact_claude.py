@@ -8,6 +8,7 @@ tests show the re-ask that lists the problem and, when the second reply is no be
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,8 @@ def test_dropped_id_is_re_asked_then_repaired(
     assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert "BILL-01, BILL-02, BILL-03, BILL-04" in user_text(route.calls[0])  # the must-keep list
     assert "None: this is the first proposal." in user_text(route.calls[0])
+    target = math.ceil(result.report.tokens_original * 0.40)  # Claude is asked for about 0.40
+    assert f"about {target} tokens" in user_text(route.calls[0])
     assert "- missing requirement ids: BILL-03" in user_text(route.calls[1])
     assert first["max_tokens"] == second["max_tokens"] > 4_096
     assert result.repaired == [
