@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from legion_llm.cli import eval_errors
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import rich_print, table
@@ -116,3 +117,6 @@ def _human(run: EvalRun, log: Path) -> None:
     summary = run.summary()
     verdict = "[green]all gates pass[/green]" if run.passed else "[red]gates FAILED[/red]"
     rich_print(f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {log}")
+
+
+app.command("errors")(eval_errors.errors_eval_cmd)
