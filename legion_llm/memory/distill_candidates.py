@@ -1,0 +1,272 @@
+"""Which outcomes are worth distilling into patterns, and how they group (spec section 8, "When
+to store patterns").
+
+A successful outcome with an O-ID is a candidate for one or more reasons:
+
+- `review-first-cycle`: its phase's review passed on the first cycle (the review row's tags hold
+  `1-cycle`, or its summary says "passed in 1 cycle"); the review row itself is a candidate too,
+  as evidence, and joins the groups of its phase;
+- `high-importance`: importance 4 or 5 on a success (the spec's "complex task with a novel
+  approach");
+- `cross-division`: an agent's division (CATALOG.md) differs from every division whose agents list
+  the task type, or the row is tagged `cross-division`.
+
+Never: failed or partial outcomes, importance 1 (trivial), rows without an ID, and outcomes that
+an existing pattern already cites in its Source (so distilling twice proposes nothing new).
+
+Groups: candidates of one task type, linked when they share a specific tag (not a division name,
+not a review or cycle tag, not the task type itself, not the tag every row of their phase carries,
+which is the phase's slug) or an agent within one phase.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from legion_llm.memory.catalog import CatalogAgent
+from legion_llm.memory.knowledge import KnowledgeRecord
+from legion_llm.memory.planning import phase_key
+from legion_llm.records import OutcomeRecord
+
+REVIEW_FIRST_CYCLE = "review-first-cycle"
+HIGH_IMPORTANCE = "high-importance"
+CROSS_DIVISION = "cross-division"
+_O_ID = re.compile(r"\bO-\d{3,}\b")
+_FIRST_CYCLE = re.compile(r"passed (?:in|on) (?:the )?(?:1|one|first) cycle", re.IGNORECASE)
+_CYCLE_TAG = re.compile(r"^(?:\d+-cycles?|cycle-\d+)$")
+_GENERIC_TAGS = frozenset(
+    {"review", "review-passed", "review-escalated", "engineering", "testing", "design",
+     "marketing", "product", "support", "specialized", "project-management", "spatial-computing",
+     "cross-division", "success", "general"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DistillCandidate:
+    record: OutcomeRecord
+    reasons: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.record.id or ""
+
+    @property
+    def is_review(self) -> bool:
+        return is_review(self.record)
+
+
+@dataclass
+class CandidateGroup:
+    key: str
+    task_type: str
+    candidates: list[DistillCandidate] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        return sorted((c.id for c in self.candidates), key=_number)
+
+    @property
+    def agents(self) -> list[str]:
+        return sorted({a for c in self.candidates if not c.is_review for a in c.record.agents})
+
+    @property
+    def tags(self) -> list[str]:
+        """Specific tags of the group, the most shared first."""
+        counts: dict[str, int] = {}
+        for candidate in self.candidates:
+            for tag in specific_tags(candidate.record):
+                counts[tag] = counts.get(tag, 0) + 1
+        return sorted(counts, key=lambda t: (-counts[t], t))
+
+
+@dataclass
+class Selection:
+    candidates: list[DistillCandidate]
+    groups: list[CandidateGroup]
+    excluded: dict[str, str]  # O-ID -> why it is not a candidate
+
+    @property
+    def ids(self) -> set[str]:
+        return {c.id for c in self.candidates}
+
+
+def cited_ids(patterns: Iterable[KnowledgeRecord]) -> set[str]:
+    """O-IDs named in existing patterns' Source (or, for /legion:learn entries, anywhere)."""
+    found: set[str] = set()
+    for record in patterns:
+        text = record.values.get("source", "") if record.format == "table" else record.text()
+        found.update(_O_ID.findall(text))
+    return found
+
+
+def is_review(record: OutcomeRecord) -> bool:
+    tags = {t.lower() for t in record.tags}
+    return (
+        "quality-review" in record.task_type.lower()
+        or record.plan.strip().lower() in ("review", "review-fix")
+        or bool({"review-passed", "review-escalated"} & tags)
+    )
+
+
+def first_cycle_pass(record: OutcomeRecord) -> bool:
+    if not is_review(record) or record.outcome != "success":
+        return False
+    tags = {t.lower() for t in record.tags}
+    return bool({"1-cycle", "cycle-1"} & tags) or bool(_FIRST_CYCLE.search(record.summary))
+
+
+def specific_tags(record: OutcomeRecord) -> list[str]:
+    task_types = {t.lower() for t in record.task_types}
+    return [
+        tag.lower()
+        for tag in record.tags
+        if tag.lower() not in _GENERIC_TAGS
+        and tag.lower() not in task_types
+        and not _CYCLE_TAG.match(tag.lower())
+    ]
+
+
+def task_type_divisions(catalog: dict[str, CatalogAgent]) -> dict[str, set[str]]:
+    divisions: dict[str, set[str]] = {}
+    for agent in catalog.values():
+        for task_type in agent.task_types:
+            divisions.setdefault(task_type.lower(), set()).add(agent.division)
+    return divisions
+
+
+def cross_division(record: OutcomeRecord, catalog: dict[str, CatalogAgent]) -> bool:
+    if CROSS_DIVISION in {t.lower() for t in record.tags}:
+        return True
+    owners = task_type_divisions(catalog)
+    types = [t.lower() for t in record.task_types]
+    for agent in record.agents:
+        entry = catalog.get(agent)
+        known = [owners[t] for t in types if t in owners]
+        if entry is not None and known and all(entry.division not in d for d in known):
+            return True
+    return False
+
+
+def _reasons(
+    record: OutcomeRecord, clean_phases: set[str], catalog: dict[str, CatalogAgent]
+) -> list[str]:
+    reasons = []
+    if phase_key(record.phase) in clean_phases:
+        reasons.append(REVIEW_FIRST_CYCLE)
+    if record.importance >= 4:
+        reasons.append(HIGH_IMPORTANCE)
+    if cross_division(record, catalog):
+        reasons.append(CROSS_DIVISION)
+    return reasons
+
+
+def _exclusion(record: OutcomeRecord, cited: set[str]) -> str | None:
+    if record.outcome != "success":
+        return f"outcome {record.outcome or 'unknown'}"
+    if record.id in cited:
+        return "already distilled (cited by an existing pattern)"
+    if record.importance <= 1:
+        return "trivial (importance 1)"
+    return None
+
+
+def select_candidates(
+    records: list[OutcomeRecord],
+    catalog: dict[str, CatalogAgent] | None = None,
+    cited: set[str] | None = None,
+) -> Selection:
+    """Candidates among `records` (OUTCOMES.md rows), grouped; every non-candidate with its reason."""
+    catalog, cited = catalog or {}, cited or set()
+    with_id = [r for r in records if r.id]
+    clean_phases = {phase_key(r.phase) for r in with_id if first_cycle_pass(r)}
+    candidates: list[DistillCandidate] = []
+    excluded: dict[str, str] = {}
+    for record in with_id:
+        assert record.id is not None
+        reason = _exclusion(record, cited)
+        if reason is None and is_review(record):
+            reason = (
+                None if first_cycle_pass(record) else "a review that needed more than one cycle"
+            )
+        reasons = [] if reason else _reasons(record, clean_phases, catalog)
+        if reasons and is_review(record):
+            reasons = [REVIEW_FIRST_CYCLE]  # a review row is evidence for its phase, nothing more
+        if reasons:
+            candidates.append(DistillCandidate(record, tuple(reasons)))
+        else:
+            excluded[record.id] = reason or "no learning value (an ordinary success)"
+    groups = group_candidates(candidates, phase_tags(with_id))
+    grouped = {cid for g in groups for cid in g.ids}
+    for candidate in candidates:
+        if candidate.id not in grouped:
+            excluded[candidate.id] = "a review with no plan outcome of its phase to distil"
+    kept = [c for c in candidates if c.id in grouped]
+    return Selection(kept, groups, excluded)
+
+
+def phase_tags(records: list[OutcomeRecord]) -> dict[str, set[str]]:
+    """Per phase with two or more rows, the specific tags every row carries (the phase slug)."""
+    by_phase: dict[str, list[set[str]]] = {}
+    for record in records:
+        by_phase.setdefault(phase_key(record.phase), []).append(set(specific_tags(record)))
+    return {
+        phase: set.intersection(*tag_sets)
+        for phase, tag_sets in by_phase.items()
+        if len(tag_sets) > 1
+    }
+
+
+def group_candidates(
+    candidates: list[DistillCandidate], common: dict[str, set[str]] | None = None
+) -> list[CandidateGroup]:
+    """Per task type, clusters of related candidates; each group also gets its phases' reviews."""
+    plans = [c for c in candidates if not c.is_review]
+    by_type: dict[str, list[DistillCandidate]] = {}
+    for candidate in plans:
+        task_type = (candidate.record.task_types or ["general"])[0].lower()
+        by_type.setdefault(task_type, []).append(candidate)
+    groups: list[CandidateGroup] = []
+    for task_type, members in by_type.items():
+        for n, cluster in enumerate(_clusters(members, common or {}), start=1):
+            groups.append(CandidateGroup(f"{task_type}/{n}", task_type, cluster))
+    for group in groups:
+        phases = {phase_key(c.record.phase) for c in group.candidates}
+        reviews = [c for c in candidates if c.is_review and phase_key(c.record.phase) in phases]
+        group.candidates.extend(reviews)
+    return sorted(groups, key=lambda g: _number(g.candidates[0].id))
+
+
+def _clusters(
+    members: list[DistillCandidate], common: dict[str, set[str]]
+) -> list[list[DistillCandidate]]:
+    parent = list(range(len(members)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    tags = [
+        set(specific_tags(m.record)) - common.get(phase_key(m.record.phase), set()) for m in members
+    ]
+    for i in range(len(members)):
+        for j in range(i + 1, len(members)):
+            if tags[i] & tags[j] or _same_hands(members[i].record, members[j].record):
+                parent[root(j)] = root(i)
+    clusters: dict[int, list[DistillCandidate]] = {}
+    for i, member in enumerate(members):
+        clusters.setdefault(root(i), []).append(member)
+    return [sorted(c, key=lambda m: _number(m.id)) for c in clusters.values()]
+
+
+def _same_hands(a: OutcomeRecord, b: OutcomeRecord) -> bool:
+    """One agent on two plans of one phase."""
+    return phase_key(a.phase) == phase_key(b.phase) and bool(set(a.agents) & set(b.agents))
+
+
+def _number(record_id: str) -> int:
+    digits = record_id.rpartition("-")[2]
+    return int(digits) if digits.isdigit() else 0

@@ -1,0 +1,251 @@
+"""Writing mission learnings: safe generated names, rendering, new files, reinforcement in place.
+
+File names are generated from the title (ASCII kebab-case, no separators), the target is checked
+to sit directly inside the memory folder, and `atomic_write` refuses anything outside the project
+root. A title such as `../../x` or `/etc/passwd` becomes `x.md` or `etc-passwd.md` in the folder.
+
+Reinforcement (learning-extraction "Deduplication"): the same topic seen again in another mission
+updates the existing learning instead of adding a file: `source` becomes the new mission,
+`extractedAt` the new time, confidence goes up one step (medium -> high on the second
+confirmation), tags are merged, and the body keeps its text, gaining only the sentences of the new
+body that name something it did not name yet. The same mission seen twice changes nothing. A
+learning inside a per-category file shares its frontmatter with the others (see `reinforce`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from legion_llm.errors import InputError
+from legion_llm.memory.files import atomic_write, ensure_inside, locked
+from legion_llm.memory.learnings import (
+    CATEGORIES,
+    CONFIDENCES,
+    REQUIRED,
+    Learning,
+    LearningFile,
+    tag_list,
+    tag_problems,
+    timestamp_text,
+)
+from legion_llm.memory.topics import identifiers
+
+CONFIDENCE_UP = {"low": "medium", "medium": "high", "high": "high"}
+MAX_TAGS = 5
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
+
+
+def validate_new(learning: Learning) -> Learning:
+    """Check a learning about to be written; returns it cleaned, raises InputError otherwise."""
+    clean = replace(
+        learning,
+        title=" ".join(learning.title.split()),
+        body=learning.body.strip(),
+        tags=[t.strip() for t in learning.tags if t.strip()],
+        source=learning.source.strip() or "manual",
+        category=learning.category.strip().lower(),
+        confidence=learning.confidence.strip().lower(),
+    )
+    problems = tag_problems(clean.tags)
+    if clean.category not in CATEGORIES:
+        problems.append(f"category must be one of {', '.join(CATEGORIES)}")
+    if clean.confidence not in CONFIDENCES:
+        problems.append(f"confidence must be one of {', '.join(CONFIDENCES)}")
+    if not clean.title or len(clean.title) > 120:
+        problems.append("title must be one line of 1-120 characters")
+    if not clean.body:
+        problems.append("body must not be empty")
+    if "\n" in clean.source or len(clean.source) > 120:
+        problems.append("source must be one short line")
+    if problems:
+        raise InputError("invalid learning: " + "; ".join(problems))
+    return clean
+
+
+# ---------------------------------------------------------------- names and text
+
+
+def slug(title: str, limit: int = 60) -> str:
+    """A safe kebab-case file stem: ASCII letters and digits joined by `-`, never a path."""
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    stem = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(stem) > limit:
+        cut = stem[:limit]
+        stem = cut.rsplit("-", 1)[0] if "-" in cut else cut
+    return stem or "learning"
+
+
+def free_name(folder: Path, title: str) -> str:
+    """`<slug>.md`, or `<slug>-2.md`, `-3`, ... when taken (case-insensitively)."""
+    taken = {p.name.lower() for p in folder.iterdir()} if folder.is_dir() else set()
+    stem = slug(title)
+    name, n = f"{stem}.md", 2
+    while name.lower() in taken:
+        name, n = f"{stem}-{n}.md", n + 1
+    return name
+
+
+def _scalar(value: str) -> str:
+    """A YAML scalar that reads back as the same string."""
+    dumped = yaml.safe_dump(value, default_flow_style=True, width=1000).strip()
+    return dumped.removesuffix("...").strip()
+
+
+def _timestamp(value: str) -> str:
+    """ISO-8601 dates and datetimes unquoted, as mission-control writes them."""
+    iso = re.fullmatch(
+        r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?)?", value
+    )
+    return value if iso else _scalar(value)
+
+
+def render_meta(learning: Learning, extra: dict[str, Any] | None = None) -> str:
+    lines = ["tags:", *(f"  - {_scalar(tag)}" for tag in learning.tags)]
+    lines += [
+        f"source: {_scalar(learning.source)}",
+        f"extractedAt: {_timestamp(learning.extracted_at)}",
+        f"confidence: {learning.confidence}",
+        f"category: {learning.category}",
+    ]
+    for key, value in (extra or {}).items():
+        lines.append(yaml.safe_dump({key: value}, default_flow_style=True, width=1000).strip())
+    return "\n".join(lines)
+
+
+def render_learning(learning: Learning) -> str:
+    return f"---\n{render_meta(learning)}\n---\n\n# {learning.title}\n\n{learning.body.strip()}\n"
+
+
+def render_file(parsed: LearningFile) -> str:
+    """The file's text; unchanged frontmatter and sections are written back exactly as read."""
+    parts = []
+    for doc in parsed.docs:
+        meta = _dump_meta(doc.meta) if doc.changed else doc.raw_meta
+        body = [] if doc.preamble is None else [doc.preamble]
+        for section in doc.sections:
+            if not section.changed:
+                body.append(section.raw)
+            elif section.raw.lstrip().startswith("#"):
+                body.append(f"# {section.title}\n\n{section.body}\n")
+            else:
+                body.append(f"\n{section.title}\n\n{section.body}\n")
+        parts.append(f"---\n{meta}\n---\n" + "\n".join(body))
+    text = "\n".join(parts)
+    return text.replace("\n", "\r\n") if parsed.crlf else text
+
+
+def _dump_meta(meta: dict[str, Any]) -> str:
+    known = Learning("", "", tag_list(meta.get("tags")), str(meta.get("source", "")),
+                     timestamp_text(meta.get("extractedAt", "")), str(meta.get("confidence", "")),
+                     str(meta.get("category", "")))  # fmt: skip
+    extra = {k: v for k, v in meta.items() if k not in REQUIRED}
+    return render_meta(known, extra)
+
+
+# ---------------------------------------------------------------- writing
+
+
+def write_new(folder: Path, root: Path, learning: Learning) -> Learning:
+    """Write one learning as a new file with a generated name; returns it with `file` set."""
+    clean = validate_new(learning)
+    with locked(folder, root=root):
+        name = free_name(folder, clean.title)
+        target = ensure_inside(folder / name, folder)
+        atomic_write(target, render_learning(clean), root=root)
+    return replace(clean, file=name, doc=0, section=0, shares_file=False)
+
+
+def rewrite(folder: Path, root: Path, parsed: LearningFile) -> None:
+    """Write a (reinforced) learning file back to its own place in the folder."""
+    target = ensure_inside(folder / Path(parsed.name).name, folder)
+    with locked(folder, root=root):
+        atomic_write(target, render_file(parsed), root=root)
+
+
+# ---------------------------------------------------------------- reinforcement
+
+
+@dataclass(frozen=True)
+class Reinforcement:
+    learning: Learning
+    changes: tuple[str, ...]
+
+
+def merge_tags(existing: list[str], new: list[str], *, cap: int = MAX_TAGS) -> list[str]:
+    merged = list(existing)
+    for tag in new:
+        if tag.lower() not in {t.lower() for t in merged} and len(merged) < cap:
+            merged.append(tag)
+    return merged
+
+
+def new_facts(existing_body: str, new_body: str) -> list[str]:
+    """Sentences of `new_body` naming an identifier (path, command, flag, code) the old body lacks."""
+    known = existing_body.lower()
+    facts = []
+    for sentence in _SENTENCE.split(" ".join(new_body.split())):
+        names = identifiers(sentence)
+        if names and any(name.lower() not in known for name in names):
+            facts.append(sentence.strip())
+    return facts[:3]
+
+
+def confirmed_by(existing: Learning, source: str) -> bool:
+    """Has `source` already given (or confirmed) this learning? Its source field says so; for a
+    learning sharing its file's frontmatter, also the "... again in <source>" line of its section."""
+    mission = source.removeprefix("mission/").strip()
+    if existing.mission_id == mission:
+        return True
+    return existing.shares_file and f"again in {mission}" in existing.body
+
+
+def reinforce(
+    existing: Learning, *, source: str, extracted_at: str, tags: list[str], body: str
+) -> Reinforcement | None:
+    """The existing learning confirmed by `source`; None when that mission already confirmed it.
+
+    A learning in a per-category file shares the file's frontmatter with its neighbours (as
+    /debrief writes them): the frontmatter keeps the source that wrote the file and its tags, its
+    extractedAt and confidence change, and the learning's own section records the confirmation
+    ("Confirmed again in <source>"), which is what later runs check."""
+    if confirmed_by(existing, source):
+        return None
+    mission = source.removeprefix("mission/").strip()
+    confidence = CONFIDENCE_UP.get(existing.confidence, existing.confidence)
+    merged = existing.tags if existing.shares_file else merge_tags(existing.tags, tags)
+    facts = new_facts(existing.body, body)
+    text = existing.body
+    if facts:
+        text = f"{existing.body.rstrip()}\n\nSeen again in {mission}: {' '.join(facts)}"
+    elif existing.shares_file:
+        text = f"{existing.body.rstrip()}\n\nConfirmed again in {mission}."
+    changes = ["extractedAt"] if existing.shares_file else ["source", "extractedAt"]
+    if confidence != existing.confidence:
+        changes.append(f"confidence {existing.confidence} -> {confidence}")
+    added = [t for t in merged if t not in existing.tags]
+    if added:
+        changes.append("tags + " + ", ".join(added))
+    if text != existing.body:
+        changes.append(f"body + {len(facts)} fact(s)" if facts else "body + confirmation")
+    new_source = existing.source if existing.shares_file else source
+    updated = replace(existing, source=new_source, extracted_at=extracted_at,
+                      confidence=confidence, tags=merged, body=text)  # fmt: skip
+    return Reinforcement(updated, tuple(changes))
+
+
+def apply(parsed: LearningFile, updated: Learning) -> None:
+    """Put an updated learning into its parsed file (frontmatter and its section)."""
+    doc = parsed.docs[updated.doc]
+    doc.meta = dict(doc.meta, tags=list(updated.tags), source=updated.source,
+                    extractedAt=updated.extracted_at, confidence=updated.confidence)  # fmt: skip
+    doc.changed = True
+    section = doc.sections[updated.section]
+    if section.body != updated.body:
+        section.body = updated.body
+        section.changed = True

@@ -1,0 +1,168 @@
+"""Topic matching for prose knowledge (patterns, learnings) with the error matcher's machinery.
+
+Near-duplicate detection for PATTERNS.md rows and mission learnings uses the measure of the error
+knowledge base's matcher (signatures.py): an IDF-weighted Ruzicka similarity over an index of the
+stored items. Prose needs one extra step first, done here: `topic_terms` turns text into a line of
+comparable terms. Identifiers
+(backticked spans, paths, flags, package names, `a:b` scripts) become single terms such as
+`src_db_index_ts` and also contribute their words; words are lower-cased, stop words dropped and
+crudely stemmed, so "requires the flag" and "require flags" meet.
+
+Pure functions and an in-memory index: no I/O, no LLM.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# fmt: off
+STOP_WORDS = frozenset({
+    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "but",
+    "or", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these",
+    "those", "as", "into", "your", "you", "we", "our", "they", "their", "there", "here", "which",
+    "what", "when", "while", "if", "then", "than", "do", "does", "did", "done", "has", "have",
+    "had", "can", "could", "may", "might", "will", "would", "should", "shall", "must", "not",
+    "no", "never", "always", "use", "used", "using", "uses", "so", "only", "also", "just", "all",
+    "any", "each", "every", "one", "two", "via", "per", "before", "after", "instead", "because",
+    "otherwise", "still", "same", "new", "get", "gets", "got", "make", "makes", "need", "needs",
+    "needed", "run", "runs", "ran", "running", "time", "way", "it's", "don't", "doesn't", "out",
+    "up", "down", "over", "under", "about", "again", "first", "more", "most", "less", "very",
+    "require", "requires", "required", "want", "wants", "like", "some", "other", "without",
+})
+SYNONYMS = {
+    "repo": "repository", "db": "database", "config": "configuration", "conf": "configuration",
+    "env": "environment", "deps": "dependency", "dep": "dependency", "pkg": "package",
+    "dir": "folder", "directory": "folder", "tests": "test", "spec": "test", "specs": "test",
+    "postgresql": "postgres", "pg": "postgres", "js": "javascript", "ts": "typescript",
+    "k8s": "kubernetes", "auth": "authentication", "authn": "authentication",
+}
+# fmt: on
+_IDENT = re.compile(
+    r"`([^`\n]{1,80})`"  # a code span
+    r"|(?<![\w@/.-])(@?[\w.-]+(?:/[\w.*{},-]+)+/?)"  # a path or @scope/package
+    r"|(?<![\w-])(--?[A-Za-z][\w-]*)"  # a flag
+    r"|\b([A-Za-z][\w-]*:[A-Za-z][\w:-]*)\b"  # a script name such as build:packages
+    r"|\b([\w-]+\.(?:py|ts|tsx|js|mjs|cjs|jsx|json|toml|ya?ml|md|sql|sh|css|html|mjml|go|rs|"
+    r"java|rb|php|lock|env|cfg|ini|txt|csv))\b"  # a file name
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
+
+
+def stem(word: str) -> str:
+    """A crude, deterministic suffix stripper: enough for plural and tense variants."""
+    word = SYNONYMS.get(word, word)
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and len(word) > 4:
+        return word[:-2]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _term(raw: str) -> str:
+    term = re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_")
+    return f"n{term}" if term[:1].isdigit() else term
+
+
+def identifiers(text: str) -> list[str]:
+    """The specific names in a text, as written: code spans, paths, flags, scripts, file names."""
+    found: list[str] = []
+    for match in _IDENT.finditer(text):
+        value = next(group for group in match.groups() if group is not None).strip()
+        if value and value not in found:
+            found.append(value)
+    return found
+
+
+def words(text: str) -> list[str]:
+    """Stemmed content words (stop words and one-letter words dropped), in order, once each."""
+    out: list[str] = []
+    for raw in _WORD.findall(text):
+        word = raw.lower()
+        if word in STOP_WORDS or len(word) < 2:
+            continue
+        term = _term(SYNONYMS.get(stem(word), stem(word)))
+        if term and term not in out:
+            out.append(term)
+    return out
+
+
+def topic_terms(text: str, extra: Iterable[str] = ()) -> str:
+    """One line of terms for the matcher: identifier terms, then content words, then `extra`."""
+    terms: list[str] = []
+    for ident in identifiers(text):
+        term = _term(ident)
+        if len(term) > 1 and term not in terms:
+            terms.append(term)
+    for term in [*words(text), *(_term(e) for e in extra)]:
+        if term and term not in terms:
+            terms.append(term)
+    return " ".join(terms)
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    key: str
+    score: float  # IDF-weighted Ruzicka similarity of the two term sets
+    overlap: float  # the same weights over the smaller side: how much of one the other holds
+    same: bool  # the same topic: both measures reach their thresholds
+    related: bool  # related: the similarity reaches RELATED
+
+
+SAME_SCORE = 0.12
+SAME_OVERLAP = 0.33
+RELATED = 0.08
+
+
+class TopicIndex:
+    """Existing items (key, text) indexed once; `rank(terms)` finds the closest topics.
+
+    The measure is the error matcher's (signatures.py): a Ruzicka similarity with every term
+    weighted by its smoothed IDF over the index, log(1 + (N + 1) / (df + 0.5)). Prose shares
+    fewer words than two copies of one error, so the thresholds are lower, and a second measure,
+    the overlap coefficient, keeps a short learning from being swamped by a long one.
+    """
+
+    def __init__(self, items: Iterable[tuple[str, str]]) -> None:
+        self.items = [(key, frozenset(text.split())) for key, text in items if text.strip()]
+        self._df: dict[str, int] = {}
+        for _, terms in self.items:
+            for term in terms:
+                self._df[term] = self._df.get(term, 0) + 1
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def idf(self, term: str) -> float:
+        return math.log(1.0 + (len(self.items) + 1) / (self._df.get(term, 0) + 0.5))
+
+    def rank(self, terms: str, limit: int = 3) -> list[TopicMatch]:
+        query = frozenset(terms.split())
+        if not query or not self.items:
+            return []
+        mine = sum(self.idf(t) for t in query)
+        found = []
+        for key, theirs in self.items:
+            shared = sum(self.idf(t) for t in query & theirs)
+            if not shared:
+                continue
+            other = sum(self.idf(t) for t in theirs)
+            score = shared / (mine + other - shared)
+            overlap = shared / min(mine, other)
+            same = score >= SAME_SCORE and overlap >= SAME_OVERLAP
+            found.append(
+                TopicMatch(key, round(score, 4), round(overlap, 4), same, score >= RELATED)
+            )
+        found.sort(key=lambda m: (not m.same, -m.score, m.key))
+        return found[:limit]
+
+    def best(self, terms: str) -> TopicMatch | None:
+        ranked = self.rank(terms, 1)
+        return ranked[0] if ranked else None
