@@ -9,8 +9,10 @@ import typer
 from typer.exceptions import TyperException
 
 from legion_llm.cli import compact as compact_cli
+from legion_llm.cli import distill as distill_cli
 from legion_llm.cli import eval as eval_cli
 from legion_llm.cli import knowledge, maintenance, outcomes
+from legion_llm.cli import learnings as learnings_cli
 from legion_llm.cli import llm as llm_cli
 from legion_llm.cli.render import envelope, stderr_line
 from legion_llm.errors import (
@@ -39,6 +41,8 @@ app.add_typer(knowledge.errors_app, name="errors")
 app.add_typer(knowledge.preferences_app, name="preferences")
 app.command("recall")(knowledge.recall_topic_cmd)
 app.command("signals")(knowledge.signals_cmd)
+app.command("distill")(distill_cli.distill)
+app.add_typer(learnings_cli.app, name="learnings")
 app.command("briefing")(maintenance.briefing)
 app.command("prune")(maintenance.prune_cmd)
 

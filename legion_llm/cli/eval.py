@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from legion_llm.cli import eval_errors
+from legion_llm.cli import eval_errors, learn_eval
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import rich_print, table
@@ -119,4 +119,6 @@ def _human(run: EvalRun, log: Path) -> None:
     rich_print(f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {log}")
 
 
+app.command("distill")(learn_eval.eval_distill)
+app.command("learnings")(learn_eval.eval_learnings)
 app.command("errors")(eval_errors.errors_eval_cmd)

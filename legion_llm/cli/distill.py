@@ -1,0 +1,68 @@
+"""`legion-llm distill`: patterns from the outcome log, verified before the Store Pattern write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+
+CatalogOpt = Annotated[
+    Path | None,
+    typer.Option("--catalog", help="CATALOG.md (default: $LEGION_CATALOG, else the project's)."),
+]
+
+
+def distill(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")
+    ] = False,
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    catalog: CatalogOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Distil PATTERNS.md entries from OUTCOMES.md (spec section 8). Safe to run after every build."""
+    from legion_llm.memory.catalog import catalog_path
+    from legion_llm.pipeline.distill import run_distill
+
+    c = common(root, today, json_)
+    session = open_session(c, engine, model, max_cost)
+    result = run_distill(
+        c.paths,
+        session.engine,
+        today=c.today,
+        dry_run=dry_run,
+        catalog_path=catalog_path(c.root, catalog),
+    )
+    data: dict[str, Any] = {
+        **result.to_dict(),
+        "notices": list(session.engine.notices.messages),
+        "usage": session.usage(),
+    }
+    warnings = [*session.warnings, *result.warnings]
+    finish(CommandResult("distill", data, lambda: _human(data), warnings), c)
+
+
+def _human(data: dict[str, Any]) -> None:
+    verb = "Would write" if data["dry_run"] else "Wrote"
+    print(
+        f"{len(data['candidates'])} candidate outcome(s) in {len(data['groups'])} group(s); "
+        f"{verb.lower()} {len(data['written'])} pattern(s), skipped {len(data['skipped'])}."
+    )
+    for record in data["written"]:
+        print(f"{verb} {record.get('id') or 'P-new'}: {record['pattern']} [{record['source']}]")
+    for item in data["skipped"]:
+        print(f"Skipped: {item['pattern']} ({item['reason']})")
+    usage = data["usage"]
+    print(
+        f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
+        f"offline, {usage['input_tokens']} in / "
+        f"{usage['output_tokens']} out tokens, about ${usage['estimated_cost_usd']:.4f}"
+    )

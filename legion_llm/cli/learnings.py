@@ -1,0 +1,145 @@
+"""`legion-llm learnings add|load|extract`: mission-control learnings in `.mission-control/memory/`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from legion_llm.cli.common import (
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+    split_option,
+)
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Mission learnings (.mission-control/memory/): add one, load them for a goal, extract them.",
+)
+MEMORY = ".mission-control/memory"
+
+
+def now_text(today: str | None, c: Common) -> str:
+    """extractedAt: --today at midnight UTC (reproducible runs), else the current UTC time."""
+    if today is not None:
+        return f"{c.today.isoformat()}T00:00:00Z"
+    return datetime.now(UTC).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+
+
+@app.command("add")
+def add(
+    title: Annotated[
+        str, typer.Option("--title", help="A specific title (becomes the file name).")
+    ],
+    body: Annotated[str, typer.Option("--body", help="1-3 short paragraphs: what to do or avoid.")],
+    category: Annotated[
+        str, typer.Option("--category", help="pattern, gotcha, architecture, tooling or prompt.")
+    ],
+    tags: Annotated[str, typer.Option("--tags", help="2-5 lowercase, comma-separated tags.")],
+    confidence: Annotated[str, typer.Option("--confidence", help="low, medium or high.")],
+    source: Annotated[
+        str, typer.Option("--source", help="Mission id, or `manual` (the default).")
+    ] = "manual",
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Write one learning file; its name is generated from the title, inside the memory folder."""
+    from legion_llm.memory.learnings import Learning
+    from legion_llm.memory.learnings_write import write_new
+
+    c = common(root, today, json_)
+    learning = Learning(title, body, split_option(tags), source, now_text(today, c), confidence,
+                        category)  # fmt: skip
+    written = write_new(c.paths.learnings_dir, c.root, learning)
+    data = {
+        "learning": {**written.to_dict(), "body": written.body},
+        "path": f"{MEMORY}/{written.file}",
+    }
+    finish(CommandResult("learnings add", data, f"Wrote {MEMORY}/{written.file}"), c)
+
+
+@app.command("load")
+def load(
+    goal: Annotated[str, typer.Option("--goal", help="The mission goal text.")],
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Budget of the section (chars / 4).")
+    ] = 2000,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, help="At most this many tag-matched learnings.")
+    ] = 5,
+    root: RootOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """The "Project Learnings" section for a goal: gotchas always, others when a tag is in the goal;
+    over budget, the highest confidence and the newest first."""
+    from legion_llm.memory.learnings import read_learnings
+    from legion_llm.memory.learnings_load import load_for_goal
+
+    c = common(root, None, json_)
+    found = read_learnings(c.paths.learnings_dir)
+    loaded = load_for_goal(found.learnings, goal, max_tokens=max_tokens, limit=limit)
+    human = loaded.section or "No learnings for this goal."
+    finish(CommandResult("learnings load", loaded.to_dict(), human, found.warnings), c)
+
+
+@app.command("extract")
+def extract(
+    mission: Annotated[
+        Path, typer.Argument(help="A completed mission's folder or a Legion phase folder.")
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the plan; write nothing.")
+    ] = False,
+    engine: EngineOpt = None,
+    model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Extract learnings from a finished mission or phase: verified, de-duplicated (the same topic
+    reinforces the existing file), written inside .mission-control/memory/."""
+    from legion_llm.pipeline.extract import run_extract
+
+    c = common(root, today, json_)
+    folder = mission if mission.is_absolute() else Path.cwd() / mission
+    if not folder.exists() and (c.root / mission).is_dir():
+        folder = c.root / mission  # a path given relative to --root
+    session = open_session(c, engine, model, max_cost)
+    result = run_extract(c.paths, folder, session.engine, now=now_text(today, c), dry_run=dry_run)
+    data: dict[str, Any] = {
+        **result.to_dict(),
+        "notices": list(session.engine.notices.messages),
+        "usage": session.usage(),
+    }
+    warnings = [*session.warnings, *result.warnings]
+    finish(CommandResult("learnings extract", data, lambda: _human(data), warnings), c)
+
+
+def _human(data: dict[str, Any]) -> None:
+    dry = data["dry_run"]
+    print(f"{data['mission']} ({data['kind']}){': dry run, nothing written' if dry else ''}")
+    for item in data["written"]:
+        print(
+            f"  {'would write' if dry else 'wrote'} {item['file'] or '(new file)'}: {item['title']}"
+        )
+    for item in data["reinforced"]:
+        changes = ", ".join(item.get("changes", []))
+        print(f"  {'would reinforce' if dry else 'reinforced'} {item['file']}: {changes}")
+    for item in data["skipped"]:
+        print(f"  skipped ({item['action']}): {item['title']}: {item.get('reason', '')}")
+    usage = data["usage"]
+    print(
+        f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
+        f"offline, {usage['input_tokens']} in / "
+        f"{usage['output_tokens']} out tokens, about ${usage['estimated_cost_usd']:.4f}"
+    )

@@ -1,0 +1,286 @@
+"""Pattern distillation after a build: outcomes -> candidate groups -> proposals -> verified writes.
+
+prepare (memory/distill_candidates.py): read OUTCOMES.md (and ARCHIVE.md for the IDs that exist),
+PATTERNS.md and CATALOG.md; select the candidates the spec names and group them.
+engine: `distill-patterns` proposes patterns for a batch of groups (Claude), or the offline step
+below distils one pattern per group from its records.
+verify (deterministic, here): every Source ID exists and is a candidate; tags are non-empty and
+lowercase; the text fields are not empty; the pattern is not a near-duplicate (the topic matcher,
+memory/topics.py) of an existing pattern or of one accepted earlier in the run.
+write: the Store Pattern operation (`add_knowledge`), unless `dry_run`.
+
+A second run over the same outcomes proposes nothing: outcomes cited by a pattern are no longer
+candidates, so there is nothing to ask and nothing to write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from legion_llm.errors import InputError
+from legion_llm.llm.engine import Engine
+from legion_llm.llm.offline import OfflineCall, offline_step
+from legion_llm.memory.catalog import CatalogAgent, load_catalog
+from legion_llm.memory.distill_candidates import (
+    CROSS_DIVISION,
+    HIGH_IMPORTANCE,
+    REVIEW_FIRST_CYCLE,
+    CandidateGroup,
+    Selection,
+    cited_ids,
+    select_candidates,
+)
+from legion_llm.memory.knowledge import PATTERNS, KnowledgeRecord, read_knowledge
+from legion_llm.memory.outcomes import read_outcomes
+from legion_llm.memory.topics import TopicIndex, topic_terms
+from legion_llm.project import MemoryPaths
+
+PROMPT = "distill-patterns"
+GROUPS_PER_CALL = 8
+_O_ID = re.compile(r"^O-\d{3,}$")
+_TAG = re.compile(r"^[a-z0-9][a-z0-9.+#_/-]*$")
+
+
+class ProposedPattern(BaseModel):
+    """One reusable pattern distilled from candidate outcomes."""
+
+    pattern: str = Field(description="What was done that worked, in one sentence.")
+    context: str = Field(description="The situation where it proved effective.")
+    reuse_criteria: str = Field(description="When a future agent should apply it again.")
+    source: list[str] = Field(description="IDs of the candidate outcomes it rests on (O-012).")
+    tags: list[str] = Field(description="2 to 5 lowercase keywords.")
+
+
+class PatternProposals(BaseModel):
+    """Patterns distilled from the candidate groups; empty when none has learning value."""
+
+    patterns: list[ProposedPattern] = Field(description="The proposed patterns, possibly none.")
+
+
+@dataclass
+class DistillResult:
+    written: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    dry_run: bool = False
+    prompt_sha256: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "written": self.written,
+            "skipped": self.skipped,
+            "dry_run": self.dry_run,
+            "candidates": self.candidates,
+            "groups": self.groups,
+            "prompt_sha256": self.prompt_sha256,
+        }
+
+
+@dataclass
+class Prepared:
+    selection: Selection
+    existing: list[KnowledgeRecord]
+    known_ids: set[str]
+    warnings: list[str]
+
+
+# ---------------------------------------------------------------- prepare
+
+
+def prepare(paths: MemoryPaths, catalog: dict[str, CatalogAgent]) -> Prepared:
+    outcomes = read_outcomes(paths.outcomes)
+    archive = read_outcomes(paths.archive)
+    patterns = read_knowledge(PATTERNS, paths.patterns)
+    if patterns.exists and patterns.doc is None:
+        raise InputError(
+            f"{paths.patterns.name} could not be parsed; fix it by hand before distilling"
+        )
+    known = {r.id for r in [*outcomes.records, *archive.records] if r.id}
+    selection = select_candidates(outcomes.records, catalog, cited_ids(patterns.records))
+    warnings = [*outcomes.warnings, *archive.warnings, *patterns.warnings]
+    return Prepared(selection, patterns.records, known, warnings)
+
+
+def render_group(group: CandidateGroup) -> str:
+    lines = [f"## Group {group.key} (task type {group.task_type})"]
+    for candidate in group.candidates:
+        r = candidate.record
+        lines.append(
+            f"- {r.id} | phase {r.phase} | plan {r.plan} | agent {r.agent} | {r.task_type} | "
+            f"{r.outcome} | importance {r.importance} | tags: {r.tags_text} | {r.summary} "
+            f"[why a candidate: {', '.join(candidate.reasons)}]"
+        )
+    return "\n".join(lines)
+
+
+def render_existing(records: list[KnowledgeRecord]) -> str:
+    if not records:
+        return "(none)"
+    return "\n".join(f"- {r.id}: {r.title} (tags: {', '.join(r.tags)})" for r in records)
+
+
+# ---------------------------------------------------------------- offline engine
+
+
+@offline_step(PROMPT)
+def distill_offline(call: OfflineCall) -> PatternProposals:
+    """One pattern per group: the lead outcome's summary, where and why it worked, its IDs."""
+    groups: list[CandidateGroup] = call.context
+    return PatternProposals(patterns=[offline_pattern(group) for group in groups])
+
+
+def offline_pattern(group: CandidateGroup) -> ProposedPattern:
+    plans = [c for c in group.candidates if not c.is_review]
+    lead = max(plans, key=lambda c: (c.record.importance, len(c.reasons), -plans.index(c)))
+    phases = sorted({c.record.phase for c in plans})
+    others = [c.record.summary.rstrip(". ") for c in plans if c is not lead]
+    context = (
+        f"Phase {', '.join(phases)}, {group.task_type} work by {', '.join(group.agents)}: "
+        + "; ".join(_why(group))
+    )
+    if others:
+        context += ". Also: " + "; ".join(others)
+    topics = group.tags[:3]
+    reuse = f"Reuse on {group.task_type} tasks" + (
+        f" involving {', '.join(topics)}" if topics else ""
+    )
+    if any(CROSS_DIVISION in c.reasons for c in plans):
+        reuse += "; the same cross-division pairing is worth repeating"
+    tags = list(dict.fromkeys([group.task_type.lower(), *topics]))[:5]
+    return ProposedPattern(
+        pattern=lead.record.summary.rstrip(". "),
+        context=context,
+        reuse_criteria=reuse,
+        source=group.ids,
+        tags=tags,
+    )
+
+
+def _why(group: CandidateGroup) -> list[str]:
+    why = []
+    reviews = [c.id for c in group.candidates if c.is_review]
+    if reviews or any(REVIEW_FIRST_CYCLE in c.reasons for c in group.candidates):
+        why.append(
+            "review passed on the first cycle" + (f" ({', '.join(reviews)})" if reviews else "")
+        )
+    top = max(c.record.importance for c in group.candidates)
+    if any(HIGH_IMPORTANCE in c.reasons for c in group.candidates):
+        why.append(f"importance {top} success")
+    if any(CROSS_DIVISION in c.reasons for c in group.candidates):
+        why.append("an agent succeeded outside its division")
+    return why
+
+
+# ---------------------------------------------------------------- verify
+
+
+def pattern_terms(pattern: str, tags: list[str]) -> str:
+    return topic_terms(pattern, extra=tags)
+
+
+def verify(
+    proposal: ProposedPattern, prepared: Prepared, index: TopicIndex
+) -> tuple[list[str], str | None]:
+    """(normalised source IDs, the reason to skip it or None)."""
+    ids = [s.strip().upper() for s in proposal.source if s.strip()]
+    if not ids:
+        return ids, "cites no source outcome"
+    for value in ids:
+        if not _O_ID.match(value):
+            return ids, f"source {value!r} is not an outcome ID"
+        if value not in prepared.known_ids:
+            return ids, f"cites {value}, which does not exist in OUTCOMES.md or ARCHIVE.md"
+        if value not in prepared.selection.ids:
+            why = prepared.selection.excluded.get(value, "not in OUTCOMES.md")
+            return ids, f"cites {value}, which is not a distillation candidate ({why})"
+    if not proposal.tags or any(not t.strip() for t in proposal.tags):
+        return ids, "has no tags"
+    bad = [t for t in proposal.tags if t != t.lower() or not _TAG.match(t.strip())]
+    if bad:
+        return ids, f"tags must be lowercase keywords: {', '.join(bad)}"
+    for name in ("pattern", "context", "reuse_criteria"):
+        if not getattr(proposal, name).strip():
+            return ids, f"{name.replace('_', ' ')} is empty"
+    found = index.best(pattern_terms(proposal.pattern, proposal.tags))
+    if found is not None and found.same:
+        return ids, f"near-duplicate of {found.key} (score {found.score:.2f})"
+    return ids, None
+
+
+# ---------------------------------------------------------------- run
+
+
+def run_distill(
+    paths: MemoryPaths,
+    engine: Engine,
+    *,
+    today: date,
+    dry_run: bool = False,
+    catalog_path: Path | None = None,
+    branch: str | None = None,
+) -> DistillResult:
+    catalog = load_catalog(catalog_path) if catalog_path else {}
+    prepared = prepare(paths, catalog)
+    selection = prepared.selection
+    result = DistillResult(dry_run=dry_run, warnings=list(prepared.warnings))
+    result.candidates = sorted(selection.ids, key=_number)
+    result.groups = [{"key": g.key, "ids": g.ids} for g in selection.groups]
+    existing = [
+        (r.id or f"row-{n}", pattern_terms(r.title, r.tags))
+        for n, r in enumerate(prepared.existing)
+    ]
+    accepted: list[tuple[str, str]] = []
+    for start in range(0, len(selection.groups), GROUPS_PER_CALL):
+        batch = selection.groups[start : start + GROUPS_PER_CALL]
+        variables = {
+            "groups": "\n\n".join(render_group(g) for g in batch),
+            "existing_patterns": render_existing(prepared.existing),
+        }
+        answer = engine.ask(PatternProposals, PROMPT, variables, context=batch)
+        result.prompt_sha256 = answer.prompt_sha256
+        for proposal in answer.output.patterns:
+            index = TopicIndex([*existing, *accepted])
+            ids, reason = verify(proposal, prepared, index)
+            if reason is not None:
+                result.skipped.append({"pattern": proposal.pattern, "reason": reason})
+                continue
+            label = f'"{proposal.pattern[:60]}", proposed earlier in this run'
+            accepted.append((label, pattern_terms(proposal.pattern, proposal.tags)))
+            result.written.append(_store(paths, proposal, ids, today, branch, dry_run))
+    return result
+
+
+def _store(
+    paths: MemoryPaths,
+    proposal: ProposedPattern,
+    ids: list[str],
+    today: date,
+    branch: str | None,
+    dry_run: bool,
+) -> dict[str, Any]:
+    values = {
+        "pattern": proposal.pattern.strip(),
+        "context": proposal.context.strip(),
+        "reuse_criteria": proposal.reuse_criteria.strip(),
+        "source": ", ".join(ids),
+        "tags": ", ".join(t.strip() for t in proposal.tags),
+    }
+    if dry_run:
+        return {**values, "tags": [t.strip() for t in proposal.tags], "id": None}
+    from legion_llm.memory.knowledge_store import add_knowledge
+
+    stored = add_knowledge(paths, PATTERNS, values, today=today, branch=branch)
+    return stored.record.to_dict()
+
+
+def _number(record_id: str) -> int:
+    digits = record_id.rpartition("-")[2]
+    return int(digits) if digits.isdigit() else 0

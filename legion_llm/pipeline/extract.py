@@ -1,0 +1,294 @@
+"""Mission learnings: propose -> verify the rules -> de-duplicate -> write or report the plan.
+
+prepare (mission_input.py): read the completed mission or Legion phase folder (inside the project).
+engine: `extract-learnings` proposes learnings (Claude), or the offline step distils one per
+finding (extract_offline.py).
+verify (here, deterministic): tags are repaired to 2-5 lowercase specific tags or the learning is
+rejected; the title must carry two content words of the input and the body must name a file,
+command or error text found in the input; a learning titled as a trap ("Never ...", "Avoid ...")
+is a gotcha; `high` on a first sighting is lowered to `medium` unless the learning is a gotcha
+quoting exact error text or a command from the input.
+de-duplicate (memory/topics.py, the error matcher's family): the same topic as an existing
+learning reinforces it (memory/learnings_write.py), unless that mission is already its source;
+a related but distinct topic becomes a new file whose tags differ from the related one's.
+write: new files with generated names and in-place reinforcements, all inside
+`.mission-control/memory/`; `dry_run` only reports the plan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from legion_llm.errors import InputError
+from legion_llm.llm.engine import Engine
+from legion_llm.llm.offline import OfflineCall, offline_step
+from legion_llm.memory.learnings import Learning, LearningSet, read_learnings, tag_problems
+from legion_llm.memory.learnings_write import apply, confirmed_by, reinforce, rewrite, write_new
+from legion_llm.memory.topics import TopicIndex, identifiers, topic_terms, words
+from legion_llm.pipeline.extract_offline import propose, usable_tag
+from legion_llm.pipeline.mission_input import MissionInput, read_mission
+from legion_llm.project import MemoryPaths
+
+PROMPT = "extract-learnings"
+Category = Literal["pattern", "gotcha", "architecture", "tooling", "prompt"]
+_TRAP = re.compile(r"^(?:never|don'?t|do not|avoid|beware)\b|\b(?:gotcha|pitfall|trap)\b", re.I)
+_QUOTED = re.compile(r"`([^`\n]{8,})`|\"([^\"\n]{8,})\"|'([^'\n]{8,})'|^ {4}(\S.{7,})$", re.M)
+
+
+class ProposedLearning(BaseModel):
+    """One learning extracted from the mission."""
+
+    title: str = Field(description="A specific title naming the tool, file, command or error.")
+    body: str = Field(
+        description="1-3 short paragraphs: specific, actionable, facts from the input."
+    )
+    category: Category = Field(description="pattern, gotcha, architecture, tooling or prompt.")
+    tags: list[str] = Field(description="2 to 5 lowercase keywords a mission goal would contain.")
+    confidence: Literal["low", "medium", "high"] = Field(description="See the rules.")
+
+
+class LearningProposals(BaseModel):
+    """The learnings worth keeping from this mission; empty when there are none."""
+
+    learnings: list[ProposedLearning] = Field(description="The learnings, possibly none.")
+
+
+@offline_step(PROMPT)
+def extract_offline(call: OfflineCall) -> LearningProposals:
+    return LearningProposals(learnings=[ProposedLearning(**item) for item in propose(call)])
+
+
+@dataclass
+class Planned:
+    action: str  # new | reinforce | already-recorded | rejected
+    learning: Learning
+    reason: str = ""
+    repairs: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    related_to: str | None = None
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"action": self.action, **self.learning.to_dict()}
+        data["body"] = self.learning.body
+        data["file"] = self.learning.file or None
+        for name in ("reason", "repairs", "changes", "related_to", "score"):
+            value = getattr(self, name)
+            if value:
+                data[name] = value
+        return data
+
+
+@dataclass
+class ExtractResult:
+    source: str
+    kind: str
+    dry_run: bool
+    plan: list[Planned] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    prompt_sha256: str | None = None
+
+    def of(self, *actions: str) -> list[dict[str, Any]]:
+        return [p.to_dict() for p in self.plan if p.action in actions]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mission": self.source,
+            "kind": self.kind,
+            "dry_run": self.dry_run,
+            "written": self.of("new"),
+            "reinforced": self.of("reinforce"),
+            "skipped": self.of("already-recorded", "rejected"),
+            "prompt_sha256": self.prompt_sha256,
+        }
+
+
+# ---------------------------------------------------------------- verify
+
+
+def check_rules(
+    proposal: ProposedLearning, mission: MissionInput
+) -> tuple[Learning | None, list[str], str]:
+    """(learning with repairs applied, the repairs, why it is rejected or "")."""
+    repairs: list[str] = []
+    tags = clean_tags(proposal.tags)
+    if tags != proposal.tags:
+        repairs.append(f"tags {proposal.tags} -> {tags}")
+    title, body = " ".join(proposal.title.split()), proposal.body.strip()
+    category: str = proposal.category
+    if category != "gotcha" and _TRAP.search(title):
+        repairs.append(f"category {category} -> gotcha (the title describes a trap)")
+        category = "gotcha"
+    learning = Learning(title, body, tags, mission.source, "", proposal.confidence, category)
+    problems = tag_problems(tags)
+    if problems:
+        return None, repairs, "; ".join(problems)
+    if not title or len(title) > 120:
+        return None, repairs, "the title must be one line of 1-120 characters"
+    known = set(words(mission.text))
+    if len(set(words(title)) & known) < 2:
+        return (
+            None,
+            repairs,
+            "the title is not specific (fewer than two of its words occur in the mission)",
+        )
+    if not input_names(body, mission.text):
+        return None, repairs, "the body names no file, command or error text found in the mission"
+    return learning, repairs, ""
+
+
+def clean_tags(tags: list[str]) -> list[str]:
+    out: list[str] = []
+    for tag in tags:
+        value = re.sub(r"\s+", "-", tag.strip().lower())
+        if value and value not in out and not tag_problems([value, "x-ok"]):
+            out.append(value)
+    return out[:5]
+
+
+def input_names(text: str, source_text: str) -> list[str]:
+    """Identifiers and quoted texts of `text` that occur in the mission's input."""
+    haystack = source_text.lower()
+    names = identifiers(text) + [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    return [n for n in names if len(n) >= 3 and n.lower().strip() in haystack]
+
+
+def reproducible(learning: Learning, mission: MissionInput) -> bool:
+    """A gotcha quoting exact error text or a command that the input shows."""
+    haystack = mission.text.lower()
+    quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(learning.body)]
+    return learning.category == "gotcha" and any(q.strip().lower() in haystack for q in quoted)
+
+
+# ---------------------------------------------------------------- de-duplicate
+
+
+def learning_terms(title: str, body: str, tags: list[str]) -> str:
+    return topic_terms(f"{title}\n{body}", extra=tags)
+
+
+class Deduper:
+    """The existing learnings (and those planned in this run) as one topic index."""
+
+    def __init__(self, existing: list[Learning]) -> None:
+        self.items: dict[str, Learning] = {}
+        for learning in existing:
+            self.items[f"{learning.file}#{learning.doc}.{learning.section}"] = learning
+
+    def _index(self) -> TopicIndex:
+        return TopicIndex(
+            (key, learning_terms(item.title, item.body, item.tags))
+            for key, item in self.items.items()
+        )
+
+    def place(self, learning: Learning, source: str, now: str) -> Planned:
+        ranked = self._index().rank(learning_terms(learning.title, learning.body, learning.tags))
+        same = [m for m in ranked if m.same]
+        for match in same:
+            if confirmed_by(self.items[match.key], source):
+                found = self.items[match.key]
+                return Planned("already-recorded", replace(learning, file=found.file),
+                               reason=f"{found.file or 'a learning of this run'} already holds it "
+                               f"from {source}", score=match.score)  # fmt: skip
+        if same:
+            return self._reinforce(same[0].key, learning, source, now, same[0].score)
+        related = ranked[0] if ranked and ranked[0].related else None
+        planned = Planned("new", replace(learning, source=source, extracted_at=now))
+        if related is not None:
+            planned.related_to, planned.score = self.items[related.key].file, related.score
+            planned.learning = _distinct(planned.learning, self.items[related.key])
+        self.items[f"new-{len(self.items)}"] = planned.learning
+        return planned
+
+    def _reinforce(
+        self, key: str, learning: Learning, source: str, now: str, score: float
+    ) -> Planned:
+        existing = self.items[key]
+        done = reinforce(existing, source=source, extracted_at=now, tags=learning.tags,
+                         body=learning.body)  # fmt: skip
+        assert done is not None  # a same-source match was handled by the caller
+        self.items[key] = done.learning
+        return Planned("reinforce", done.learning, changes=list(done.changes), score=score)
+
+
+def _distinct(learning: Learning, related: Learning) -> Learning:
+    """A new learning next to a related one must not carry exactly the same tags: the first
+    usable word of its title that is not a tag yet is added (the fifth tag at most)."""
+    if {t.lower() for t in learning.tags} != {t.lower() for t in related.tags}:
+        return learning
+    words_ = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9-]{2,}", learning.title)]
+    extra = next((w for w in words_ if usable_tag(w) and w not in learning.tags), None)
+    if extra is None:
+        return learning
+    return replace(learning, tags=[*learning.tags[:4], extra])
+
+
+# ---------------------------------------------------------------- run
+
+
+def run_extract(
+    paths: MemoryPaths, folder: Path, engine: Engine, *, now: str, dry_run: bool = False
+) -> ExtractResult:
+    resolved = folder.resolve()
+    if not resolved.is_relative_to(paths.root.resolve()):
+        raise InputError(f"{folder} is outside the project root {paths.root}")
+    mission = read_mission(resolved)
+    existing = read_learnings(paths.learnings_dir)
+    result = ExtractResult(mission.source, mission.kind, dry_run)
+    result.warnings = [*mission.warnings, *existing.warnings]
+    variables = {
+        "source": mission.source,
+        "mission": mission.render(),
+        "existing_learnings": render_existing(existing),
+    }
+    answer = engine.ask(LearningProposals, PROMPT, variables, context=mission)
+    result.prompt_sha256 = answer.prompt_sha256
+    deduper = Deduper(existing.learnings)
+    for proposal in answer.output.learnings:
+        result.plan.append(_plan_one(proposal, mission, deduper, now))
+    if not dry_run:
+        _write(paths, existing, result)
+    return result
+
+
+def _plan_one(
+    proposal: ProposedLearning, mission: MissionInput, deduper: Deduper, now: str
+) -> Planned:
+    learning, repairs, reason = check_rules(proposal, mission)
+    if learning is None:
+        rejected = Learning(proposal.title, proposal.body, proposal.tags, mission.source, now,
+                            proposal.confidence, proposal.category)  # fmt: skip
+        return Planned("rejected", rejected, reason=reason, repairs=repairs)
+    planned = deduper.place(learning, mission.source, now)
+    planned.repairs = repairs + planned.repairs
+    high = planned.action == "new" and planned.learning.confidence == "high"
+    if high and not reproducible(planned.learning, mission):
+        planned.learning = replace(planned.learning, confidence="medium")
+        planned.repairs.append("confidence high -> medium (a first sighting)")
+    return planned
+
+
+def render_existing(existing: LearningSet) -> str:
+    if not existing.learnings:
+        return "(none)"
+    return "\n".join(
+        f"- {item.title} [{item.category}, {item.confidence}; tags: {', '.join(item.tags)}]"
+        for item in existing.learnings
+    )
+
+
+def _write(paths: MemoryPaths, existing: LearningSet, result: ExtractResult) -> None:
+    folder, touched = paths.learnings_dir, set()
+    for planned in result.plan:
+        if planned.action == "new":
+            planned.learning = write_new(folder, paths.root, planned.learning)
+        elif planned.action == "reinforce":
+            apply(existing.files[planned.learning.file], planned.learning)
+            touched.add(planned.learning.file)
+    for name in sorted(touched):
+        rewrite(folder, paths.root, existing.files[name])

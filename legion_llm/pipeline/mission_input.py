@@ -1,0 +1,283 @@
+"""What a completed mission or Legion phase says, read deterministically for learning extraction.
+
+A mission folder (mission-control `/debrief` archive, or `.mission-control/missions/`) holds the
+mission state (`mission.json` or `active.json`), a JSONL event log and task cards (`tasks/T<n>.json`
+with their `result`). A Legion phase folder holds `NN-PP-SUMMARY.md` files and `NN-REVIEW.md`.
+
+`read_mission` returns the documents the engine reads (as text) and the findings the offline
+engine distils: failures with their error text and the note or result that fixed them, model
+escalations, notes and reviewer findings of task results, researcher turn counts, and from
+phases the `## Issues Encountered` items, `**Conventions established**` and the review's blockers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from legion_llm.errors import InputError
+from legion_llm.memory.files import read_text
+
+STATE_FILES = ("mission.json", "active.json", "state.json")
+_NONE = re.compile(r"^\s*(?:none|n/a|nothing|-)\.?\s*$", re.IGNORECASE)
+_HEADING = re.compile(r"^(#{1,4})\s+(.+?)\s*$")
+
+
+@dataclass
+class Finding:
+    kind: str  # failure | escalation | note | finding | research | issue | convention | blocker
+    text: str
+    where: str = ""
+    error: str = ""
+
+
+@dataclass
+class MissionInput:
+    source: str
+    kind: str  # mission | phase
+    goal: str
+    documents: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(text for _, text in self.documents)
+
+    def render(self) -> str:
+        return "\n\n".join(f"=== {name} ===\n{text.strip()}" for name, text in self.documents)
+
+
+def read_mission(folder: Path) -> MissionInput:
+    if not folder.is_dir():
+        raise InputError(f"{folder} is not a folder")
+    if any((folder / name).is_file() for name in STATE_FILES) or (folder / "tasks").is_dir():
+        return _read_mission_folder(folder)
+    if list(folder.glob("*-SUMMARY.md")) or list(folder.glob("*-REVIEW.md")):
+        return _read_phase_folder(folder)
+    raise InputError(
+        f"{folder} is neither a mission folder (mission.json, log.jsonl, tasks/) "
+        "nor a Legion phase folder (NN-PP-SUMMARY.md, NN-REVIEW.md)"
+    )
+
+
+# ---------------------------------------------------------------- missions
+
+
+def _json(path: Path, warnings: list[str]) -> Any:
+    try:
+        return json.loads(read_text(path) or "null")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        warnings.append(f"Warning: {path.name} could not be read ({exc}); skipped.")
+        return None
+
+
+def _read_mission_folder(folder: Path) -> MissionInput:
+    warnings: list[str] = []
+    state_file = next((folder / n for n in STATE_FILES if (folder / n).is_file()), None)
+    state = _json(state_file, warnings) if state_file else None
+    state = state if isinstance(state, dict) else {}
+    source = str(state.get("id") or folder.name)
+    status = str(state.get("status", "completed"))
+    if not status.startswith("completed") and status != "archived":
+        warnings.append(f"Warning: mission {source} has status {status!r}, not completed.")
+    result = MissionInput(source, "mission", str(state.get("goal", "")), warnings=warnings)
+    if state:
+        result.documents.append((state_file.name if state_file else "state", _pretty(state)))
+    events = _events(folder, result)
+    tasks = _tasks(folder, result)
+    result.findings.extend(_failures(events, tasks))
+    result.findings.extend(_results(tasks))
+    result.findings.extend(_research(events, tasks))
+    return result
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _events(folder: Path, result: MissionInput) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        text = read_text(path) or ""
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                result.warnings.append(f"Warning: {path.name} line {number} is not JSON; skipped.")
+                continue
+            if isinstance(event, dict):
+                events.append(event)
+        result.documents.append((path.name, text))
+    return events
+
+
+def _tasks(folder: Path, result: MissionInput) -> dict[str, dict[str, Any]]:
+    tasks: dict[str, dict[str, Any]] = {}
+    for path in sorted((folder / "tasks").glob("*.json"), key=lambda p: _task_order(p.stem)):
+        task = _json(path, result.warnings)
+        if isinstance(task, dict):
+            tasks[str(task.get("id") or path.stem)] = task
+            result.documents.append((f"tasks/{path.name}", _pretty(task)))
+    for path in sorted(folder.glob("*.md")):
+        result.documents.append((path.name, read_text(path) or ""))
+    return tasks
+
+
+def _task_order(stem: str) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", stem)
+    return (int(digits) if digits else 0, stem)
+
+
+def _name(tasks: dict[str, dict[str, Any]], task_id: str) -> str:
+    return str(tasks.get(task_id, {}).get("name") or task_id)
+
+
+def result_of(task: dict[str, Any]) -> dict[str, Any]:
+    value = task.get("result")
+    if isinstance(value, dict):
+        return value
+    return {"summary": str(value)} if value else {}
+
+
+def _failures(events: list[dict[str, Any]], tasks: dict[str, dict[str, Any]]) -> list[Finding]:
+    """Per task: its errors, then what fixed them (the last retry note, else its result)."""
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        by_task.setdefault(str(event.get("task", "")), []).append(event)
+    found = []
+    for task_id, items in by_task.items():
+        errors = [e for e in items if e.get("error")]
+        if not errors or not any(e.get("event") == "task_completed" for e in items):
+            continue
+        escalations = [e for e in items if e.get("event") == "model_escalated"]
+        name = _name(tasks, task_id)
+        if escalations:
+            last = escalations[-1]
+            text = f"{last.get('from')} -> {last.get('to')}: {last.get('reason', '')}".strip()
+            found.append(Finding("escalation", text, name, str(errors[-1]["error"])))
+            continue
+        for n, error in enumerate(errors):
+            stop = items.index(errors[n + 1]) if n + 1 < len(errors) else len(items)
+            notes = [
+                str(e.get("note", ""))
+                for e in items[items.index(error) : stop]
+                if e.get("event") == "retry" and e.get("note")
+            ]
+            fix = notes[-1] if notes else str(result_of(tasks.get(task_id, {})).get("summary", ""))
+            found.append(Finding("failure", fix, name, str(error["error"])))
+    return found
+
+
+def _results(tasks: dict[str, dict[str, Any]]) -> list[Finding]:
+    found = []
+    for task in tasks.values():
+        result = result_of(task)
+        name = str(task.get("name") or task.get("id") or "")
+        for note in _strings(result.get("notes")):
+            found.append(Finding("note", note, name, str(result.get("summary", ""))))
+        for item in _strings(result.get("findings")):
+            found.append(Finding("finding", item, name))
+    return found
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, list):
+        return [str(v) for v in value if str(v).strip()]
+    return []
+
+
+def _research(events: list[dict[str, Any]], tasks: dict[str, dict[str, Any]]) -> list[Finding]:
+    """Researchers with and without starting paths, and the turns each took."""
+    runs = []
+    for task_id, task in tasks.items():
+        if "research" not in str(task.get("agentType", "")).lower():
+            continue
+        turns = result_of(task).get("turns") or next(
+            (e.get("turns") for e in events if e.get("task") == task_id and e.get("turns")), None
+        )
+        prompt = str(task.get("deliverable", ""))
+        if isinstance(turns, int):
+            runs.append((turns, prompt, str(task.get("name") or task_id)))
+    with_paths = [r for r in runs if "/" in r[1]]
+    without = [r for r in runs if "/" not in r[1]]
+    if not with_paths or not without:
+        return []
+    fast, slow = min(with_paths), max(without)
+    if slow[0] < 2 * fast[0]:
+        return []
+    text = (
+        f'The researcher given starting paths ({fast[2]}: "{fast[1]}") finished in {fast[0]} '
+        f'turns; the one without them ({slow[2]}: "{slow[1]}") took {slow[0]} turns.'
+    )
+    return [Finding("research", text, fast[2])]
+
+
+# ---------------------------------------------------------------- Legion phases
+
+
+def _read_phase_folder(folder: Path) -> MissionInput:
+    result = MissionInput(f"phase-{folder.name}", "phase", folder.name)
+    for path in sorted(folder.glob("*-SUMMARY.md")) + sorted(folder.glob("*-REVIEW.md")):
+        try:
+            text = read_text(path) or ""
+        except (OSError, UnicodeDecodeError):
+            result.warnings.append(f"Warning: {path.name} could not be read; skipped.")
+            continue
+        result.documents.append((path.name, text))
+        sections = markdown_sections(text)
+        if path.name.endswith("-REVIEW.md"):
+            for key, body in sections.items():
+                if "blocker" in key:
+                    result.findings += [Finding("blocker", b, path.name) for b in _items(body)]
+            continue
+        for key, body in sections.items():
+            if key.startswith("issues"):
+                result.findings += [Finding("issue", b, path.name) for b in _items(body)]
+            if key.startswith("handoff"):
+                result.findings += _conventions(body, path.name)
+    return result
+
+
+def markdown_sections(text: str) -> dict[str, str]:
+    """Lower-cased heading -> the text under it (up to the next heading of any level)."""
+    sections: dict[str, str] = {}
+    current: str | None = None
+    for line in text.replace("\r\n", "\n").split("\n"):
+        match = _HEADING.match(line)
+        if match:
+            current = match.group(2).strip().lower()
+            sections.setdefault(current, "")
+        elif current is not None:
+            sections[current] += line + "\n"
+    return sections
+
+
+def _items(body: str) -> list[str]:
+    """Bullet items (continuation lines joined), else paragraphs; "None." yields nothing."""
+    items: list[str] = []
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if re.match(r"^[-*+]\s+|^\d+[.)]\s+", stripped):
+            items.append(re.sub(r"^[-*+]\s+|^\d+[.)]\s+", "", stripped))
+        elif stripped and items and line.startswith((" ", "\t")):
+            items[-1] += " " + stripped
+        elif stripped and not items and not stripped.startswith(("|", "**")):
+            items.append(stripped)
+    return [item for item in items if not _NONE.match(item)]
+
+
+def _conventions(body: str, where: str) -> list[Finding]:
+    found = []
+    for line in body.split("\n"):
+        match = re.search(r"\*\*Conventions established\*\*\s*:\s*(.+)$", line, re.IGNORECASE)
+        if match and not re.match(r"^\s*none\b", match.group(1), re.IGNORECASE):
+            found.append(Finding("convention", match.group(1).strip(), where))
+    return found
