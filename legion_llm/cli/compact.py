@@ -16,6 +16,7 @@ from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.errors import UsageError
 
 if TYPE_CHECKING:
+    from legion_llm.cli.llm import LLMSession
     from legion_llm.memory.phases import Phase
     from legion_llm.pipeline.compact import CompactResult
     from legion_llm.pipeline.verify import VerifyReport
@@ -56,17 +57,23 @@ def compact_cmd(
         return
     if phase is None:
         raise UsageError("compact needs a PHASE (or --suggest)")
+    session = open_session(c, engine, model, max_cost)
+    finish(compact_result(c, _phase(c, phase), session, force=force, dry_run=dry_run), c)
+
+
+def compact_result(
+    c: Common, found: Phase, session: LLMSession, *, force: bool, dry_run: bool
+) -> CommandResult:
+    """`compact PHASE` for the CLI and the MCP server."""
     from legion_llm.pipeline.compact import compact_phase
 
-    found = _phase(c, phase)
-    session = open_session(c, engine, model, max_cost)
     result = compact_phase(found, session.engine, today=c.today, force=force, write=not dry_run)
     data = {**result.as_dict(), "path": _rel(result.path, c), "dry_run": dry_run,
             "usage": session.usage()}  # fmt: skip
     if dry_run:
         data["text"] = result.text
     human = _compact_human(result, data, dry_run)
-    finish(CommandResult("compact", data, human, [*session.warnings, *result.warnings]), c)
+    return CommandResult("compact", data, human, [*session.warnings, *result.warnings])
 
 
 def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -> str:
@@ -99,14 +106,18 @@ def _suggest(c: Common) -> CommandResult:
 
 def verify_compaction_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = False) -> None:
     """Check an existing COMPACTED.md against its originals: missing and invented ids and paths."""
+    c = common(root, None, json_)
+    finish(verify_result(c, _phase(c, phase)), c)
+
+
+def verify_result(c: Common, found: Phase) -> CommandResult:
+    """`verify-compaction PHASE` for the CLI and the MCP server (exit code 1 when it fails)."""
     from legion_llm.pipeline.compact import check_compacted
 
-    c = common(root, None, json_)
-    found = _phase(c, phase)
     _, report = check_compacted(found)
     data = {"phase": found.key, "path": _rel(found.compacted_path, c), **report.as_dict()}
     code = 0 if report.ok else 1
-    finish(CommandResult("verify-compaction", data, _verify_human(data, report), [], code), c)
+    return CommandResult("verify-compaction", data, _verify_human(data, report), [], code)
 
 
 def _verify_human(data: dict[str, Any], report: VerifyReport) -> str:
@@ -129,11 +140,14 @@ def _verify_human(data: dict[str, Any], report: VerifyReport) -> str:
 
 def phase_context_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = False) -> None:
     """The phase's COMPACTED.md when it exists, else its plan summaries."""
+    c = common(root, None, json_)
+    finish(phase_context_result(c, _phase(c, phase)), c)
+
+
+def phase_context_result(c: Common, found: Phase) -> CommandResult:
     from legion_llm.memory.phases import phase_context
 
-    c = common(root, None, json_)
-    found = _phase(c, phase)
     context = phase_context(found)
     data = {"phase": found.key, "folder": _rel(found.folder, c), "source": context.source,
             "files": [_rel(f, c) for f in context.files], "text": context.text}  # fmt: skip
-    finish(CommandResult("phase-context", data, context.text.rstrip("\n")), c)
+    return CommandResult("phase-context", data, context.text.rstrip("\n"))

@@ -7,8 +7,16 @@ from typing import Annotated, Any
 
 import typer
 
-from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.common import (
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+)
+from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
 
 CatalogOpt = Annotated[
     Path | None,
@@ -29,11 +37,17 @@ def distill(
     json_: JsonOpt = False,
 ) -> None:
     """Distil PATTERNS.md entries from OUTCOMES.md (spec section 8). Safe to run after every build."""
+    c = common(root, today, json_)
+    finish(distill_result(c, open_session(c, engine, model, max_cost), dry_run, catalog), c)
+
+
+def distill_result(
+    c: Common, session: LLMSession, dry_run: bool, catalog: Path | None = None
+) -> CommandResult:
+    """`distill` for the CLI and the MCP server."""
     from legion_llm.memory.catalog import catalog_path
     from legion_llm.pipeline.distill import run_distill
 
-    c = common(root, today, json_)
-    session = open_session(c, engine, model, max_cost)
     result = run_distill(
         c.paths,
         session.engine,
@@ -47,7 +61,7 @@ def distill(
         "usage": session.usage(),
     }
     warnings = [*session.warnings, *result.warnings]
-    finish(CommandResult("distill", data, lambda: _human(data), warnings), c)
+    return CommandResult("distill", data, lambda: _human(data), warnings)
 
 
 def _human(data: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -45,6 +46,13 @@ def _text(name: str, help_text: str) -> Any:
 def _add(
     c: Common, kind: KnowledgeKind, values: dict[str, str], llm: LazySession | None = None
 ) -> None:
+    finish(add_result(c, kind, values, llm), c)
+
+
+def add_result(
+    c: Common, kind: KnowledgeKind, values: dict[str, str], llm: LazySession | None = None
+) -> CommandResult:
+    """`patterns|errors|preferences add` for the CLI and the MCP server."""
     from legion_llm.memory.knowledge_store import add_knowledge, offline_decider
 
     decide = llm.decider() if llm is not None else offline_decider
@@ -58,10 +66,17 @@ def _add(
         stored.warnings.extend(llm.session.warnings)
     verbs = {"added": "Stored", "existing": "Already known as", "updated": "Updated the fix of"}
     human = f"{verbs[stored.action]} {stored.record.id} in .planning/memory/{kind.file_name}"
-    finish(CommandResult(f"{kind.name} add", data, human, stored.warnings), c)
+    return CommandResult(f"{kind.name} add", data, human, stored.warnings)
 
 
 def _recall(c: Common, kind: KnowledgeKind, query: KnowledgeQuery, columns: list[str]) -> None:
+    finish(recall_result(c, kind, query, columns), c)
+
+
+def recall_result(
+    c: Common, kind: KnowledgeKind, query: KnowledgeQuery, columns: Sequence[str] = ()
+) -> CommandResult:
+    """`patterns|errors|preferences recall` for the CLI and the MCP server."""
     loaded = read_knowledge(kind, c.paths.memory_dir / kind.file_name)
     records = recall_knowledge(loaded.records, query, c.today)
     data = {"records": records, "total": len(records)}
@@ -73,7 +88,7 @@ def _recall(c: Common, kind: KnowledgeKind, query: KnowledgeQuery, columns: list
             [[r["id"], *(r[k] for k in columns), ", ".join(r["tags"])] for r in records],
         )
 
-    finish(CommandResult(f"{kind.name} recall", data, human, loaded.warnings), c)
+    return CommandResult(f"{kind.name} recall", data, human, loaded.warnings)
 
 
 @patterns_app.command("add")
@@ -183,14 +198,18 @@ def errors_match(
     json_: JsonOpt = False,
 ) -> None:
     """Known fixes for an error, best first; the engine decides only the close calls."""
-    from legion_llm.pipeline.errmatch import match_error
-
     text = sys.stdin.read() if stdin else error_text
     if not text or not text.strip():
         raise UsageError("give the error text as an argument or with --stdin")
     c = common(root, today, json_)
+    finish(match_result(c, text, limit, LazySession(c, engine, model, max_cost)), c)
+
+
+def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandResult:
+    """`errors match` for the CLI and the MCP server."""
+    from legion_llm.pipeline.errmatch import match_error
+
     loaded = read_knowledge(ERRORS, c.paths.errors)
-    llm = LazySession(c, engine, model, max_cost)
     judged = match_error(loaded.records, text, llm.open().engine if loaded.records else None, limit)
     data: dict[str, Any] = {"matches": [j.to_dict() for j in judged if j.same]}
     warnings = list(loaded.warnings)
@@ -207,7 +226,7 @@ def errors_match(
     def human() -> None:
         table("errors match", columns, rows)
 
-    finish(CommandResult("errors match", data, human, warnings), c)
+    return CommandResult("errors match", data, human, warnings)
 
 
 @errors_app.command("recall")
@@ -292,9 +311,13 @@ def recall_topic_cmd(
     json_: JsonOpt = False,
 ) -> None:
     """Search every memory file: tag match 3, summary substring 2, body substring 1."""
+    c = common(root, today, json_)
+    finish(recall_topic_result(c, topic, limit), c)
+
+
+def recall_topic_result(c: Common, topic: str, limit: int) -> CommandResult:
     from legion_llm.memory.signals import search_topic
 
-    c = common(root, today, json_)
     hits, warnings = search_topic(c.paths, topic, limit)
     data = {"topic": topic, "records": hits, "total": len(hits)}
     columns = ["score", "source", "id", "title", "tags"]
@@ -303,7 +326,7 @@ def recall_topic_cmd(
         rows = [[h["score"], h["source"], h["id"], h["title"], ", ".join(h["tags"])] for h in hits]
         table(f"recall {topic!r}", columns, rows)
 
-    finish(CommandResult("recall", data, human, warnings), c)
+    return CommandResult("recall", data, human, warnings)
 
 
 def signals_cmd(
@@ -318,12 +341,14 @@ def signals_cmd(
     json_: JsonOpt = False,
 ) -> None:
     """Everything /legion:plan needs from memory, in one call."""
+    c = common(root, today, json_)
+    finish(signals_result(c, split_option(task_types), split_option(agents)), c)
+
+
+def signals_result(c: Common, task_types: list[str], agents: list[str]) -> CommandResult:
     from legion_llm.memory.signals import planning_signals
 
-    c = common(root, today, json_)
-    data, warnings = planning_signals(
-        c.paths, split_option(task_types), split_option(agents), c.today
-    )
+    data, warnings = planning_signals(c.paths, task_types, agents, c.today)
 
     def human() -> None:
         scores = data["agent_scores"]
@@ -349,4 +374,4 @@ def signals_cmd(
         if data["claude_code"]["note"]:
             rich_print(f"Claude Code memory suggests:\n{data['claude_code']['note']}")
 
-    finish(CommandResult("signals", data, human, warnings), c)
+    return CommandResult("signals", data, human, warnings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,7 +18,10 @@ from legion_llm.cli.common import (
     finish,
     split_option,
 )
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
+
+if TYPE_CHECKING:
+    from legion_llm.memory.learnings import Learning
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -54,17 +57,23 @@ def add(
 ) -> None:
     """Write one learning file; its name is generated from the title, inside the memory folder."""
     from legion_llm.memory.learnings import Learning
-    from legion_llm.memory.learnings_write import write_new
 
     c = common(root, today, json_)
     learning = Learning(title, body, split_option(tags), source, now_text(today, c), confidence,
                         category)  # fmt: skip
+    finish(add_result(c, learning), c)
+
+
+def add_result(c: Common, learning: Learning) -> CommandResult:
+    """`learnings add` for the CLI and the MCP server."""
+    from legion_llm.memory.learnings_write import write_new
+
     written = write_new(c.paths.learnings_dir, c.root, learning)
     data = {
         "learning": {**written.to_dict(), "body": written.body},
         "path": f"{MEMORY}/{written.file}",
     }
-    finish(CommandResult("learnings add", data, f"Wrote {MEMORY}/{written.file}"), c)
+    return CommandResult("learnings add", data, f"Wrote {MEMORY}/{written.file}")
 
 
 @app.command("load")
@@ -81,14 +90,19 @@ def load(
 ) -> None:
     """The "Project Learnings" section for a goal: gotchas always, others when a tag is in the goal;
     over budget, the highest confidence and the newest first."""
+    c = common(root, None, json_)
+    finish(load_result(c, goal, max_tokens, limit), c)
+
+
+def load_result(c: Common, goal: str, max_tokens: int, limit: int) -> CommandResult:
+    """`learnings load` for the CLI and the MCP server."""
     from legion_llm.memory.learnings import read_learnings
     from legion_llm.memory.learnings_load import load_for_goal
 
-    c = common(root, None, json_)
     found = read_learnings(c.paths.learnings_dir)
     loaded = load_for_goal(found.learnings, goal, max_tokens=max_tokens, limit=limit)
     human = loaded.section or "No learnings for this goal."
-    finish(CommandResult("learnings load", loaded.to_dict(), human, found.warnings), c)
+    return CommandResult("learnings load", loaded.to_dict(), human, found.warnings)
 
 
 @app.command("extract")
@@ -108,21 +122,28 @@ def extract(
 ) -> None:
     """Extract learnings from a finished mission or phase: verified, de-duplicated (the same topic
     reinforces the existing file), written inside .mission-control/memory/."""
-    from legion_llm.pipeline.extract import run_extract
-
     c = common(root, today, json_)
     folder = mission if mission.is_absolute() else Path.cwd() / mission
     if not folder.exists() and (c.root / mission).is_dir():
         folder = c.root / mission  # a path given relative to --root
     session = open_session(c, engine, model, max_cost)
-    result = run_extract(c.paths, folder, session.engine, now=now_text(today, c), dry_run=dry_run)
+    finish(extract_result(c, folder, session, now_text(today, c), dry_run), c)
+
+
+def extract_result(
+    c: Common, folder: Path, session: LLMSession, now: str, dry_run: bool
+) -> CommandResult:
+    """`learnings extract` for the CLI and the MCP server."""
+    from legion_llm.pipeline.extract import run_extract
+
+    result = run_extract(c.paths, folder, session.engine, now=now, dry_run=dry_run)
     data: dict[str, Any] = {
         **result.to_dict(),
         "notices": list(session.engine.notices.messages),
         "usage": session.usage(),
     }
     warnings = [*session.warnings, *result.warnings]
-    finish(CommandResult("learnings extract", data, lambda: _human(data), warnings), c)
+    return CommandResult("learnings extract", data, lambda: _human(data), warnings)
 
 
 def _human(data: dict[str, Any]) -> None:

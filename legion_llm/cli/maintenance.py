@@ -6,16 +6,20 @@ from typing import Annotated, Any
 
 import typer
 
-from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.render import rich_print, table
 
 
 def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
     """Session briefing: recent high-signal outcomes, top agents, record count."""
+    c = common(root, today, json_)
+    finish(briefing_result(c), c)
+
+
+def briefing_result(c: Common) -> CommandResult:
     from legion_llm.memory.outcomes import read_outcomes
     from legion_llm.memory.recall import briefing as build_briefing
 
-    c = common(root, today, json_)
     outcomes = read_outcomes(c.paths.outcomes)
     data = build_briefing(outcomes, c.today)
 
@@ -30,7 +34,7 @@ def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = Fals
             columns = ["agent", "total_tasks", "success_rate", "avg_importance"]
             table("Top agents", columns, [[a[k] for k in columns] for a in data["top_agents"]])
 
-    finish(CommandResult("briefing", data, human, outcomes.warnings), c)
+    return CommandResult("briefing", data, human, outcomes.warnings)
 
 
 def prune_cmd(
@@ -40,9 +44,13 @@ def prune_cmd(
     json_: JsonOpt = False,
 ) -> None:
     """Archive old, low-importance outcomes to ARCHIVE.md (spec section 7.5)."""
+    c = common(root, today, json_)
+    finish(prune_result(c, dry_run), c)
+
+
+def prune_result(c: Common, dry_run: bool) -> CommandResult:
     from legion_llm.memory.prune import prune
 
-    c = common(root, today, json_)
     settings = c.settings()
     report = prune(c.paths, settings, c.today, dry_run=dry_run)
     warnings = list(settings.warnings) + report.warnings
@@ -62,4 +70,4 @@ def prune_cmd(
         "archive_total": report.archive_total,
         "report": report.text(),
     }
-    finish(CommandResult("prune", data, report.text(), warnings), c)
+    return CommandResult("prune", data, report.text(), warnings)

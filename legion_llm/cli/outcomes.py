@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -29,6 +29,9 @@ from legion_llm.memory.recall import (
     recall,
     scored_dict,
 )
+
+if TYPE_CHECKING:
+    from legion_llm.memory.store import OutcomeInput
 
 app = typer.Typer(no_args_is_help=True, help="Store and recall task outcomes (OUTCOMES.md).")
 
@@ -66,8 +69,7 @@ def add(
     json_: JsonOpt = False,
 ) -> None:
     """Store one outcome (spec section 3)."""
-    from legion_llm.memory.catalog import catalog_path
-    from legion_llm.memory.store import OutcomeInput, add_outcome
+    from legion_llm.memory.store import OutcomeInput
 
     c = common(root, today, json_)
     data = OutcomeInput(
@@ -76,6 +78,14 @@ def add(
         escalated=escalated, trivial=trivial, blockers=blockers,
         cross_division=cross_division, importance=importance,
     )  # fmt: skip
+    finish(add_result(c, data, catalog), c)
+
+
+def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> CommandResult:
+    """`outcomes add` for the CLI and the MCP server: store, auto-prune, the --json data."""
+    from legion_llm.memory.catalog import catalog_path
+    from legion_llm.memory.store import add_outcome
+
     stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_path(c.root, catalog))
     result: dict[str, Any] = {"record": stored.record.to_dict(), "action": "added"}
     warnings = list(stored.warnings)
@@ -89,7 +99,7 @@ def add(
     )
     if auto is not None:
         human += "\n" + auto["report"]
-    finish(CommandResult("outcomes add", result, human, warnings), c)
+    return CommandResult("outcomes add", result, human, warnings)
 
 
 def _auto_prune(c: Common, count: int) -> dict[str, Any] | None:
@@ -120,17 +130,22 @@ def recall_cmd(
 ) -> None:
     """Recall outcomes scored by importance × recency (spec section 4)."""
     c = common(root, today, json_)
+    finish(recall_result(c, split_option(tags), agent, task_type, limit, branch), c)
+
+
+def recall_result(
+    c: Common, tags: list[str], agent: str | None, task_type: str | None, limit: int, branch: str
+) -> CommandResult:
     outcomes = read_outcomes(c.paths.outcomes)
-    query = RecallQuery(split_option(tags), agent, task_type, resolve_branch(branch, c.root), limit)
+    query = RecallQuery(tags, agent, task_type, resolve_branch(branch, c.root), limit)
     found = [scored_dict(s) for s in recall(outcomes.records, query, c.today)]
     warnings = list(outcomes.warnings)
     threshold = c.settings().prune_threshold
     if len(outcomes.records) > threshold:
         warnings.append(prune_note(len(outcomes.records)))
     data = {"records": found, "total": len(found)}
-    finish(
-        CommandResult("outcomes recall", data, lambda: render_records("Outcomes", found), warnings),
-        c,
+    return CommandResult(
+        "outcomes recall", data, lambda: render_records("Outcomes", found), warnings
     )
 
 
@@ -144,12 +159,16 @@ def agent_scores_cmd(
 ) -> None:
     """Memory score per agent for these task types (agents with at least 2 records)."""
     c = common(root, today, json_)
+    finish(agent_scores_result(c, split_option(task_types), branch), c)
+
+
+def agent_scores_result(c: Common, task_types: list[str], branch: str) -> CommandResult:
     outcomes = read_outcomes(c.paths.outcomes)
     records = _on_branch(outcomes.records, resolve_branch(branch, c.root))
-    scores = agent_scores(records, split_option(task_types), c.today)
+    scores = agent_scores(records, task_types, c.today)
     columns = ["agent", "memory_score", "total_tasks", "success_rate", "avg_importance"]
     human = lambda: table("Agent memory scores", columns, [[s[k] for k in columns] for s in scores])  # noqa: E731
-    finish(CommandResult("outcomes agent-scores", {"scores": scores}, human, outcomes.warnings), c)
+    return CommandResult("outcomes agent-scores", {"scores": scores}, human, outcomes.warnings)
 
 
 @app.command("archetypes")
@@ -162,14 +181,18 @@ def archetypes_cmd(
 ) -> None:
     """Outcomes grouped by task type: success rate, volume, top agent."""
     c = common(root, today, json_)
+    finish(archetypes_result(c, split_option(task_types), branch), c)
+
+
+def archetypes_result(c: Common, task_types: list[str], branch: str) -> CommandResult:
     outcomes = read_outcomes(c.paths.outcomes)
     records = _on_branch(outcomes.records, resolve_branch(branch, c.root))
-    scores = archetype_scores(records, split_option(task_types), c.today)
+    scores = archetype_scores(records, task_types, c.today)
     columns = ["successRate", "totalOutcomes", "avgImportance", "topAgent"]
     rows = [[name, *(s[k] for k in columns), ", ".join(s["agents"])] for name, s in scores.items()]
     human = lambda: table("Archetype scores", ["task type", *columns, "agents"], rows)  # noqa: E731
     data = {"archetypes": scores}
-    finish(CommandResult("outcomes archetypes", data, human, outcomes.warnings), c)
+    return CommandResult("outcomes archetypes", data, human, outcomes.warnings)
 
 
 def _on_branch(records: list[Any], branch: str | None) -> list[Any]:
