@@ -93,6 +93,7 @@ class LearningFile:
     name: str
     docs: list[Doc]
     crlf: bool = False
+    original: str = ""  # the text as read: a rewrite refuses a file that changed since
 
 
 @dataclass
@@ -150,7 +151,7 @@ def parse_learning_file(name: str, text: str) -> tuple[LearningFile, str | None]
         problems.append("has no learning text")
     if problems:
         return LearningFile(name, []), "; ".join(dict.fromkeys(problems))
-    return LearningFile(name, docs, crlf), None
+    return LearningFile(name, docs, crlf, text), None
 
 
 def _split_docs(lines: list[str]) -> list[tuple[str, list[str]]]:

@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from legion_llm.errors import InputError
-from legion_llm.memory.files import atomic_write, ensure_inside, locked
+from legion_llm.errors import InputError, WriteFailedError
+from legion_llm.memory.files import atomic_write, ensure_inside, locked, read_text
 from legion_llm.memory.learnings import (
     CATEGORIES,
     CONFIDENCES,
@@ -162,10 +162,18 @@ def write_new(folder: Path, root: Path, learning: Learning) -> Learning:
 
 
 def rewrite(folder: Path, root: Path, parsed: LearningFile) -> None:
-    """Write a (reinforced) learning file back to its own place in the folder."""
+    """Write a (reinforced) learning file back to its own place in the folder, unless another
+    writer changed it since it was read (then nothing is written and the new text is printed)."""
     target = ensure_inside(folder / Path(parsed.name).name, folder)
+    text = render_file(parsed)
     with locked(folder, root=root):
-        atomic_write(target, render_file(parsed), root=root)
+        if (read_text(target) or "") != parsed.original:
+            raise WriteFailedError(
+                f".mission-control/memory/{parsed.name} changed while learnings were extracted; "
+                "nothing was written to it (run the extraction again)",
+                record_text=text,
+            )
+        atomic_write(target, text, root=root)
 
 
 # ---------------------------------------------------------------- reinforcement

@@ -360,3 +360,27 @@ def test_over_budget_the_section_never_exceeds_the_budget() -> None:
     assert [item.title for item in tight.learnings] == ["New gotcha"]  # the first in priority order
     assert tight.tokens == budget
     assert load_for_goal(items, "vitest", max_tokens=5).section == ""
+
+
+def test_rewrite_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
+    """Extraction reads the folder, asks the engine, then rewrites: a concurrent edit in between
+    must not be overwritten."""
+    from legion_llm.errors import WriteFailedError
+    from legion_llm.memory.learnings import read_learnings
+    from legion_llm.memory.learnings_write import rewrite
+
+    folder = tmp_path / ".mission-control" / "memory"
+    folder.mkdir(parents=True)
+    path = folder / "vitest-root.md"
+    path.write_text(
+        "---\ntags:\n  - vitest\n  - monorepo\nsource: manual\nextractedAt: 2026-01-02T00:00:00Z\n"
+        "confidence: medium\ncategory: gotcha\n---\n# Vitest needs --root\n\nRun `vitest --root packages/web`.\n"
+    )
+    loaded = read_learnings(folder)
+    parsed = loaded.files["vitest-root.md"]
+    rewrite(folder, tmp_path, parsed)  # unchanged on disk: written
+    path.write_text(path.read_text() + "\nEdited by a person meanwhile.\n")
+    edited = path.read_text()
+    with pytest.raises(WriteFailedError, match="changed while learnings were extracted"):
+        rewrite(folder, tmp_path, parsed)
+    assert path.read_text() == edited
