@@ -53,7 +53,7 @@ def compact_cmd(
     """Compact a completed phase's plan summaries into {NN}-COMPACTED.md, verified."""
     c = common(root, today, json_)
     if suggest:
-        finish(_suggest(c), c)
+        finish(suggest_result(c), c)
         return
     if phase is None:
         raise UsageError("compact needs a PHASE (or --suggest)")
@@ -89,7 +89,7 @@ def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -
     return "\n".join(lines)
 
 
-def _suggest(c: Common) -> CommandResult:
+def suggest_result(c: Common) -> CommandResult:
     from legion_llm.memory.phases import completed_without_compaction
 
     phases = completed_without_compaction(c.root)
