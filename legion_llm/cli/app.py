@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from typing import Any
 
 import typer
 from typer.exceptions import TyperException
 
-from legion_llm.cli import compact as compact_cli
-from legion_llm.cli import distill as distill_cli
-from legion_llm.cli import eval as eval_cli
-from legion_llm.cli import knowledge, maintenance, outcomes
-from legion_llm.cli import learnings as learnings_cli
-from legion_llm.cli import llm as llm_cli
 from legion_llm.cli.render import envelope, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
@@ -23,36 +19,69 @@ from legion_llm.errors import (
     WriteFailedError,
 )
 
-app = typer.Typer(
-    name="legion-llm",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    help="A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction.",
+HELP = (
+    "A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."
 )
-app.add_typer(outcomes.app, name="outcomes")
-app.add_typer(llm_cli.app, name="llm")
-app.add_typer(eval_cli.app, name="eval")
-app.command("compact")(compact_cli.compact_cmd)
-app.command("verify-compaction")(compact_cli.verify_compaction_cmd)
-app.command("phase-context")(compact_cli.phase_context_cmd)
-app.add_typer(knowledge.patterns_app, name="patterns")
-app.add_typer(knowledge.errors_app, name="errors")
-app.add_typer(knowledge.preferences_app, name="preferences")
-app.command("recall")(knowledge.recall_topic_cmd)
-app.command("signals")(knowledge.signals_cmd)
-app.command("distill")(distill_cli.distill)
-app.add_typer(learnings_cli.app, name="learnings")
-app.command("briefing")(maintenance.briefing)
-app.command("prune")(maintenance.prune_cmd)
+
+# name -> (module, attribute, is a sub-app). Modules are imported only for the command that runs:
+# a plain recall builds and imports one sub-app, not every command (cold start matters).
+COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "outcomes": ("legion_llm.cli.outcomes", "app", True),
+    "briefing": ("legion_llm.cli.maintenance", "briefing", False),
+    "prune": ("legion_llm.cli.maintenance", "prune_cmd", False),
+    "patterns": ("legion_llm.cli.knowledge", "patterns_app", True),
+    "errors": ("legion_llm.cli.knowledge", "errors_app", True),
+    "preferences": ("legion_llm.cli.knowledge", "preferences_app", True),
+    "recall": ("legion_llm.cli.knowledge", "recall_topic_cmd", False),
+    "signals": ("legion_llm.cli.knowledge", "signals_cmd", False),
+    "compact": ("legion_llm.cli.compact", "compact_cmd", False),
+    "verify-compaction": ("legion_llm.cli.compact", "verify_compaction_cmd", False),
+    "phase-context": ("legion_llm.cli.compact", "phase_context_cmd", False),
+    "distill": ("legion_llm.cli.distill", "distill", False),
+    "learnings": ("legion_llm.cli.learnings", "app", True),
+    "eval": ("legion_llm.cli.eval", "app", True),
+    "llm": ("legion_llm.cli.llm", "app", True),
+    "demo": ("legion_llm.cli.app", "demo", False),
+}
 
 
-@app.command("demo")
 def demo() -> None:
     """Run the whole flow on a copy of the bundled demo project (in a new temporary folder)."""
     from legion_llm.cli.demo import run_demo
 
     run_demo()
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The typer app with every command, or with just the one named `only`."""
+    root = typer.Typer(
+        name="legion-llm",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        help=HELP,
+    )
+    root.callback()(_no_options)  # keeps a one-command app a group: `legion-llm NAME ...`
+    for name, (module, attribute, is_group) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if is_group:
+            root.add_typer(target, name=name)
+        else:
+            root.command(name)(target)
+    return root
+
+
+def _no_options() -> None:
+    """A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."""
+
+
+def __getattr__(name: str) -> Any:
+    """`from legion_llm.cli.app import app`: the full app, built on first use."""
+    if name == "app":
+        return build_app()
+    raise AttributeError(name)
 
 
 def _command_name(args: list[str]) -> str:
@@ -82,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     as_json = "--json" in args
     try:
-        command = typer.main.get_command(app)
+        only = args[0] if args and args[0] in COMMANDS else None
+        command = typer.main.get_command(build_app(only))
         code = command.main(args=args, prog_name="legion-llm", standalone_mode=False)
     except LegionError as exc:
         code = _fail(exc, args, as_json)
