@@ -7,7 +7,7 @@ LLM structured outputs), where the cost is paid only by the commands that need t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 OUTCOME_VALUES = ("success", "partial", "failed")
@@ -75,7 +75,6 @@ class Scored:
     record: Any
     recency_weight: float
     score: float
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def id_number(record_id: str | None) -> int | None:

@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from legion_llm.memory.knowledge import ERRORS, KnowledgeRecord
-from legion_llm.memory.scoring import parse_date, recency_weight
+from legion_llm.memory.scoring import newest_first, parse_date, recency_weight
 from legion_llm.records import id_number
 
 _TOKEN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -81,8 +81,7 @@ def keywords(text: str) -> set[str]:
 
 
 def _newest_first(record: KnowledgeRecord) -> tuple[int, int]:
-    when = parse_date(record.date)
-    return (-(when.toordinal() if when else 0), -(id_number(record.id) or 0))
+    return newest_first(record.date, id_number(record.id))
 
 
 def recall_knowledge(

@@ -76,7 +76,3 @@ def parse_learn_entries(text: str) -> list[LearnEntry]:
 def _finish(entry: LearnEntry, body: list[str], last_line: int) -> None:
     entry.body = "\n".join(body).strip()
     entry.last_line = last_line
-
-
-def entry_line_ranges(entries: list[LearnEntry]) -> list[range]:
-    return [range(e.first_line, e.last_line + 1) for e in entries]

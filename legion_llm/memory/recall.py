@@ -9,7 +9,7 @@ from typing import Any
 
 from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.outcomes import OutcomesFile
-from legion_llm.memory.scoring import MIN_DECAY_SCORE, parse_date, recency_weight
+from legion_llm.memory.scoring import MIN_DECAY_SCORE, newest_first, recency_weight
 from legion_llm.records import OutcomeRecord, Scored
 
 
@@ -50,8 +50,7 @@ def score(record: OutcomeRecord, today: date) -> Scored:
 
 
 def _newest_first_key(record: OutcomeRecord) -> tuple[int, int]:
-    when = parse_date(record.date)
-    return (-(when.toordinal() if when else 0), -(record.id_number or 0))
+    return newest_first(record.date, record.id_number)
 
 
 def recall(records: list[OutcomeRecord], query: RecallQuery, today: date) -> list[Scored]:

@@ -36,3 +36,9 @@ def recency_weight(text: str, today: date) -> float:
     if age <= 90:
         return 0.4
     return 0.1
+
+
+def newest_first(date_text: str, number: int | None) -> tuple[int, int]:
+    """Sort key for ties: newer date first (unparseable dates last), then higher ID number."""
+    when = parse_date(date_text)
+    return (-(when.toordinal() if when else 0), -(number or 0))

@@ -74,10 +74,6 @@ def is_separator_line(line: str) -> bool:
     return bool(_SEPARATOR_LINE_RE.match(line))
 
 
-def is_separator(cells: list[str]) -> bool:
-    return bool(cells) and all(_SEPARATOR_CELL_RE.match(c) for c in cells)
-
-
 def column_key(name: str) -> str:
     """Header text -> snake_case key: 'Task Type' -> 'task_type', 'Error Signature' -> ..."""
     return re.sub(r"[^a-z0-9]+", "_", decode_cell(name).lower()).strip("_")
@@ -103,7 +99,6 @@ class MarkdownDoc:
     text: str
     lines: list[str]
     tables: list[TableBlock]
-    orphan_rows: list[int]
 
     @property
     def newline(self) -> str:
@@ -133,7 +128,6 @@ def parse_markdown(text: str) -> MarkdownDoc:
     """Find the tables. Rows inside a table are not split here: cells are decoded on demand."""
     lines = split_lines(text)
     tables: list[TableBlock] = []
-    orphans: list[int] = []
     current: TableBlock | None = None
     last: TableBlock | None = None
     i, n = 0, len(lines)
@@ -142,7 +136,7 @@ def parse_markdown(text: str) -> MarkdownDoc:
         if not line.lstrip().startswith("|"):
             current = None
         elif is_separator_line(line):
-            orphans.append(i)
+            pass  # a stray separator belongs to no table
         elif current is not None:
             current.row_lines.append(i)
         elif i + 1 < n and is_separator_line(lines[i + 1]):
@@ -152,10 +146,8 @@ def parse_markdown(text: str) -> MarkdownDoc:
         elif last is not None and len(split_row(line) or []) >= len(last.columns):
             current = last
             current.row_lines.append(i)
-        else:
-            orphans.append(i)
-        i += 1
-    return MarkdownDoc(text, lines, tables, orphans)
+        i += 1  # a row before any table, or narrower than the last one: not part of a table
+    return MarkdownDoc(text, lines, tables)
 
 
 def append_rows(
