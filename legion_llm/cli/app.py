@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "learnings": ("legion_llm.cli.learnings", "app", True),
     "eval": ("legion_llm.cli.eval", "app", True),
     "llm": ("legion_llm.cli.llm", "app", True),
+    "mcp": ("legion_llm.mcp.command", "mcp_cmd", False),
     "demo": ("legion_llm.cli.app", "demo", False),
 }
 

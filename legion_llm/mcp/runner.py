@@ -1,0 +1,81 @@
+"""One call of one tool: the fixed root, one call at a time, the CLI's --json object, and every
+failure turned into a tool error whose text is the one-line message (the server keeps serving)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from legion_llm.cli.common import CommandResult, Common, parse_today
+from legion_llm.cli.render import envelope
+from legion_llm.errors import LegionError, WriteFailedError
+
+if TYPE_CHECKING:
+    from legion_llm.memory.phases import Phase
+
+
+class Runner:
+    """What every tool shares: the project root (fixed at start) and a lock, so two calls never
+    write the same memory file at once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._lock = threading.Lock()
+
+    def common(self, today: str | None) -> Common:
+        return Common(self.root, parse_today(today), True)
+
+    def run(self, build: Callable[[], CommandResult]) -> dict[str, Any]:
+        """The object `legion-llm ... --json` prints, or a ToolError with the one-line message."""
+        with self._lock:
+            try:
+                result = build()
+            except ToolError:
+                raise
+            except Exception as exc:
+                raise ToolError(error_text(exc)) from exc
+        warnings = list(dict.fromkeys(result.warnings))
+        text = envelope(result.command, result.data, warnings, ok=result.exit_code == 0)
+        loaded: dict[str, Any] = json.loads(text)
+        return loaded
+
+    def inside(self, value: str, what: str) -> Path:
+        """`value` as a path under the root (relative to the root, or absolute inside it)."""
+        path = Path(value.strip()).expanduser()
+        resolved = (path if path.is_absolute() else self.root / path).resolve()
+        if not value.strip() or not resolved.is_relative_to(self.root):
+            raise ToolError(f"{what} {value!r} is outside the project root {self.root}")
+        return resolved
+
+    def phase(self, spec: str) -> Phase:
+        """The phase named by `spec`; its folder, files and COMPACTED.md must all be under the root."""
+        from legion_llm.memory.phases import find_phase
+
+        self.inside(spec, "phase")
+        try:
+            found = find_phase(self.root, spec.strip())
+        except LegionError as exc:
+            raise ToolError(exc.message) from exc
+        files = [found.folder, found.compacted_path, *(path for _, path in found.summaries)]
+        if found.roadmap.path is not None:
+            files.append(found.roadmap.path)
+        for path in files:
+            if not path.resolve().is_relative_to(self.root):
+                raise ToolError(f"phase {spec!r} is outside the project root {self.root}")
+        return found
+
+
+def error_text(exc: Exception) -> str:
+    """The one line the CLI would print on stderr (a failed write adds the record, never lost)."""
+    if isinstance(exc, WriteFailedError):
+        return f"{exc.message}\nrecord not written: {exc.record_text}"
+    if isinstance(exc, LegionError):
+        return exc.message
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return f"internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"

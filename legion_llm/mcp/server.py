@@ -1,0 +1,77 @@
+"""The MCP server: every tool of MemoryTools, KnowledgeTools and PipelineTools, served on stdio.
+
+Each tool returns the object the matching `legion-llm ... --json` prints ({ok, command, data,
+warnings}); a failure is a tool error carrying the command's one-line message, and the server keeps
+serving. The project root is fixed at start; the working folder is set to it, so no relative path
+in an argument can point anywhere else, and path-like arguments are checked against it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+import legion_llm
+from legion_llm.mcp.runner import Runner
+from legion_llm.mcp.tools_knowledge import KnowledgeTools
+from legion_llm.mcp.tools_memory import MemoryTools
+from legion_llm.mcp.tools_pipeline import PipelineTools
+
+INSTRUCTIONS = """\
+legion-llm: the project's agent memory as markdown in git (.planning/memory/ for Legion,
+.mission-control/memory/ for mission-control). Every tool returns the same JSON object as the
+matching `legion-llm ... --json` command: {"ok", "command", "data", "warnings"}. Missing memory is
+an empty result, never an error. Memory is an enhancement: when a call fails, continue without it.
+The project root is fixed when the server starts: {root}"""
+
+READ_ONLY = frozenset(
+    {"outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing", "signals",
+     "recall_topic", "patterns_recall", "errors_recall", "errors_match", "compact_suggest",
+     "verify_compaction", "phase_context", "learnings_load"}
+)  # fmt: skip
+CALLS_CLAUDE = frozenset(
+    {"errors_add", "errors_match", "compact", "distill", "learnings_extract"}
+)  # fmt: skip
+
+
+def tool_methods(toolbox: object) -> list[tuple[str, Any]]:
+    """The public methods of a toolbox, in the order they are written."""
+    found = inspect.getmembers(toolbox, inspect.ismethod)
+    public = [(name, method) for name, method in found if not name.startswith("_")]
+    return sorted(public, key=lambda item: item[1].__code__.co_firstlineno)
+
+
+def annotations_for(name: str) -> ToolAnnotations:
+    read_only = name in READ_ONLY
+    return ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=False if not read_only else None,
+        open_world_hint=name in CALLS_CLAUDE,
+    )
+
+
+def build_server(root: Path) -> MCPServer[Any]:
+    """A server whose tools all work inside `root` (not started)."""
+    runner = Runner(root)
+    app: MCPServer[Any] = MCPServer(
+        "legion-llm",
+        version=legion_llm.__version__,
+        instructions=INSTRUCTIONS.replace("{root}", str(runner.root)),
+        log_level="WARNING",
+    )
+    for toolbox in (MemoryTools(runner), KnowledgeTools(runner), PipelineTools(runner)):
+        for name, method in tool_methods(toolbox):
+            app.add_tool(method, name=name, annotations=annotations_for(name))
+    return app
+
+
+def serve(root: Path) -> None:
+    """Serve on stdio until the client closes the connection."""
+    app = build_server(root)
+    os.chdir(root)  # a relative path means the same thing to every layer: under the root
+    app.run()

@@ -1,0 +1,167 @@
+"""Tools over PATTERNS.md, ERRORS.md and PREFERENCES.md: add, recall, and error match. Each returns
+the object `legion-llm ... --json` prints for the same call."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from legion_llm.cli import knowledge
+from legion_llm.cli.common import CommandResult, resolve_branch
+from legion_llm.mcp.params import Agent, Branch, Engine, Limit, MaxCost, Model, Tags, Today
+from legion_llm.mcp.runner import Runner
+from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES
+from legion_llm.memory.knowledge_recall import KnowledgeQuery
+
+Text = Annotated[str, Field(min_length=1)]
+Signal = Literal["positive", "negative", "corrective"]
+DecisionPoint = Literal[
+    "review-verdict", "review-override", "agent-selection", "manual-edit", "fix-acceptance"
+]
+
+
+class KnowledgeTools:
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+
+    def patterns_add(
+        self,
+        pattern: Annotated[str, Field(min_length=1, description="What was done that worked.")],
+        context: Annotated[str, Field(min_length=1, description="Where and why it worked.")],
+        reuse_criteria: Annotated[str, Field(min_length=1, description="When to apply it again.")],
+        source: Annotated[str, Field(description="O-NNN or a description.")] = "",
+        tags: Tags = (),
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Store a pattern in PATTERNS.md (section 8; `legion-llm patterns add --json`).
+        Returns {data: {record: {id, ...}, action}}."""
+        values = {"pattern": pattern, "context": context, "reuse_criteria": reuse_criteria,
+                  "source": source, "tags": ", ".join(tags)}  # fmt: skip
+        run = self.runner
+        return run.run(lambda: knowledge.add_result(run.common(today), PATTERNS, values))
+
+    def patterns_recall(
+        self, tags: Tags = (), limit: Limit = 10, branch: Branch = "all", today: Today = None
+    ) -> dict[str, Any]:
+        """Recall patterns, newest first (section 8; `legion-llm patterns recall --json`).
+        Returns {data: {records: [{id, pattern, context, reuse_criteria, source, tags}], total}}."""
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            query = KnowledgeQuery(list(tags), branch=resolve_branch(branch, c.root), limit=limit)
+            return knowledge.recall_result(c, PATTERNS, query)
+
+        return run.run(build)
+
+    def errors_add(
+        self,
+        signature: Annotated[str, Field(min_length=1, description="The error message.")],
+        fix: Annotated[str, Field(min_length=1, description="What resolved it.")],
+        agent: Annotated[str, Field(min_length=1, description="The agent that resolved it.")],
+        resolved: Annotated[bool, Field(description="Did the fix work?")] = True,
+        tags: Tags = (),
+        engine: Engine = None,
+        model: Model = None,
+        max_cost: MaxCost = None,
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Store an error fix in ERRORS.md (section 9; `legion-llm errors add --json`). The same
+        root cause is never stored twice: action is added, existing (its fix worked) or updated
+        (its fix replaced). Only a close call asks the engine."""
+        values = {"error_signature": signature, "fix": fix, "agent": agent,
+                  "resolved": str(resolved).lower(), "tags": ", ".join(tags)}  # fmt: skip
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            llm = knowledge.LazySession(c, engine, model, max_cost)
+            return knowledge.add_result(c, ERRORS, values, llm)
+
+        return run.run(build)
+
+    def errors_recall(
+        self,
+        error_text: Annotated[str | None, Field(description="Rank by shared keywords.")] = None,
+        tags: Tags = (),
+        limit: Limit = 5,
+        branch: Branch = "all",
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Recall error fixes, Resolved first, then keyword overlap (section 9; `legion-llm errors
+        recall --json`). Returns {data: {records: [{id, error_signature, fix, resolved}], total}}."""
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            query = KnowledgeQuery(list(tags), branch=resolve_branch(branch, c.root),
+                                   error_text=error_text, limit=limit)  # fmt: skip
+            return knowledge.recall_result(c, ERRORS, query)
+
+        return run.run(build)
+
+    def errors_match(
+        self,
+        error_text: Annotated[str, Field(min_length=1, description="The new error's text.")],
+        limit: Limit = 5,
+        engine: Engine = None,
+        model: Model = None,
+        max_cost: MaxCost = None,
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Known fixes for a new error, best first (`legion-llm errors match --json`): the
+        deterministic matcher ranks, the engine decides only the close calls. Returns {data:
+        {matches: [{id, score, band, decided_by, same, fix, resolved, ...}]}}."""
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            llm = knowledge.LazySession(c, engine, model, max_cost)
+            return knowledge.match_result(c, error_text, limit, llm)
+
+        return run.run(build)
+
+    def preferences_add(
+        self,
+        decision_point: DecisionPoint,
+        context: Annotated[str, Field(min_length=1, description="Phase, plan, cycle, situation.")],
+        proposed: Annotated[str, Field(min_length=1, description="What was proposed.")],
+        user_choice: Annotated[str, Field(min_length=1, description="What the user did.")],
+        signal: Signal,
+        agent: Annotated[str, Field(min_length=1, description="Proposing agent, or system.")],
+        tags: Tags = (),
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Store a user decision signal in PREFERENCES.md (section 13; `legion-llm preferences
+        add --json`). Returns {data: {record: {id, ...}, action}}."""
+        values = {"decision_point": decision_point, "context": context, "proposed": proposed,
+                  "user_choice": user_choice, "signal": signal, "agent": agent,
+                  "tags": ", ".join(tags)}  # fmt: skip
+        run = self.runner
+        return run.run(lambda: knowledge.add_result(run.common(today), PREFERENCES, values))
+
+    def preferences_recall(
+        self,
+        signal: Signal | Literal["all"] = "all",
+        decision_point: DecisionPoint | Literal["all"] = "all",
+        tags: Tags = (),
+        agent: Agent = None,
+        limit: Limit = 10,
+        branch: Branch = "all",
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Recall preference signals, newest first (section 13; `legion-llm preferences recall
+        --json`). Returns {data: {records: [{id, decision_point, signal, agent, ...}], total}}."""
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            query = KnowledgeQuery(
+                list(tags), agent=agent, branch=resolve_branch(branch, c.root),
+                signal=None if signal == "all" else signal,
+                decision_point=None if decision_point == "all" else decision_point, limit=limit,
+            )  # fmt: skip
+            return knowledge.recall_result(c, PREFERENCES, query)
+
+        return run.run(build)

@@ -1,0 +1,108 @@
+"""Tools over OUTCOMES.md and the whole memory folder: outcomes, scores, briefing, signals, recall
+TOPIC, prune. Each returns the object `legion-llm ... --json` prints for the same call."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from legion_llm.cli import knowledge, maintenance, outcomes
+from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today
+from legion_llm.mcp.runner import Runner
+from legion_llm.memory.store import OutcomeInput
+
+
+class MemoryTools:
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+
+    def outcomes_add(self, record: OutcomeInput, today: Today = None) -> dict[str, Any]:
+        """Store one task outcome in OUTCOMES.md (memory-manager section 3), like `legion-llm
+        outcomes add --json`. record: phase, plan (e.g. 04-03 or review), agent (or autonomous),
+        outcome (success|partial|failed), summary (one line); optional task_type (else the agent's
+        first CATALOG.md task type, else general), tags, review_cycles, escalated, trivial,
+        blockers, cross_division, importance (1-5 overrides the computed score), branch (default:
+        the git branch). Returns {ok, command, data: {record: {id, importance, task_type, ...},
+        action}, warnings}."""
+        run = self.runner
+        return run.run(lambda: outcomes.add_result(run.common(today), record))
+
+    def outcomes_recall(
+        self,
+        tags: Tags = (),
+        agent: Agent = None,
+        task_type: Annotated[str | None, Field(description="Only this task type.")] = None,
+        limit: Limit = 20,
+        branch: Branch = "all",
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Recall outcomes scored by importance x recency (section 4), like `legion-llm outcomes
+        recall --json`. Returns {data: {records: [{id, date, agent, outcome, decay_score, summary,
+        ...}], total}}; no OUTCOMES.md is an empty result, never an error."""
+        run = self.runner
+        return run.run(
+            lambda: outcomes.recall_result(
+                run.common(today), list(tags), agent, task_type, limit, branch
+            )
+        )
+
+    def outcomes_agent_scores(
+        self, task_types: TaskTypes = (), branch: Branch = "all", today: Today = None
+    ) -> dict[str, Any]:
+        """Memory score per agent for these task types (agents with 2+ records), like `legion-llm
+        outcomes agent-scores --json`. Returns {data: {scores: [{agent, memory_score, ...}]}}."""
+        run = self.runner
+        return run.run(
+            lambda: outcomes.agent_scores_result(run.common(today), list(task_types), branch)
+        )
+
+    def outcomes_archetypes(
+        self, task_types: TaskTypes = (), branch: Branch = "all", today: Today = None
+    ) -> dict[str, Any]:
+        """Outcomes grouped by task type: success rate, volume, top agent (`legion-llm outcomes
+        archetypes --json`). Returns {data: {archetypes: {task_type: {...}}}}."""
+        run = self.runner
+        return run.run(
+            lambda: outcomes.archetypes_result(run.common(today), list(task_types), branch)
+        )
+
+    def briefing(self, today: Today = None) -> dict[str, Any]:
+        """Session briefing (`legion-llm briefing --json`): {data: {recent_outcomes, top_agents,
+        total_records}}."""
+        run = self.runner
+        return run.run(lambda: maintenance.briefing_result(run.common(today)))
+
+    def signals(
+        self,
+        task_types: TaskTypes = (),
+        agents: Annotated[tuple[str, ...], Field(description="Candidate agent ids.")] = (),
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Everything /legion:plan needs from memory in one call (`legion-llm signals --json`):
+        {data: {agent_scores, archetype_scores, preference_boosts, patterns, claude_code}}."""
+        run = self.runner
+        return run.run(
+            lambda: knowledge.signals_result(run.common(today), list(task_types), list(agents))
+        )
+
+    def recall_topic(
+        self,
+        topic: Annotated[str, Field(min_length=1, description="What to look for.")],
+        limit: Limit = 20,
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Search every memory file for a topic (`legion-llm recall TOPIC --json`): tag match 3,
+        summary substring 2, body substring 1. Returns {data: {topic, records, total}}."""
+        run = self.runner
+        return run.run(lambda: knowledge.recall_topic_result(run.common(today), topic, limit))
+
+    def prune(
+        self,
+        dry_run: Annotated[bool, Field(description="Only show what would move.")] = False,
+        today: Today = None,
+    ) -> dict[str, Any]:
+        """Archive old, low-importance outcomes to ARCHIVE.md (section 7.5; `legion-llm prune
+        --json`). Returns {data: {archived: [ids], remaining, applied, report, ...}}."""
+        run = self.runner
+        return run.run(lambda: maintenance.prune_result(run.common(today), dry_run))
