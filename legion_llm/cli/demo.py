@@ -1,27 +1,85 @@
-"""`legion-llm demo`: the whole flow on a copy of the bundled demo project, offline by default."""
+"""`legion-llm demo`: the whole flow on a copy of the bundled demo project.
+
+Store the outcomes of a finished build, recall and brief, compact a completed phase and verify it,
+distil patterns, match a new error to a known fix, extract and load mission learnings, prune. The
+LLM steps use the offline engine, or Claude when a key is set (the usual engine resolution:
+LEGION_LLM_ENGINE=offline forces the offline engine). Each step calls the same function as its
+command, so what the demo prints is what `legion-llm ... --json` returns.
+"""
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
+from legion_llm.cli import compact, distill, learnings, maintenance
+from legion_llm.cli.common import Common
+from legion_llm.cli.llm import LLMSession, open_session
 from legion_llm.cli.render import rich_print, table
-from legion_llm.config import load_settings
 from legion_llm.memory.catalog import DEFAULT_CATALOG
+from legion_llm.memory.knowledge import ERRORS, read_knowledge
 from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.prune import prune
-from legion_llm.memory.recall import RecallQuery, agent_scores, briefing, recall
+from legion_llm.memory.phases import find_phase
+from legion_llm.memory.recall import RecallQuery, agent_scores, recall
 from legion_llm.memory.store import OutcomeInput, add_outcome
 from legion_llm.project import MemoryPaths
 from legion_llm.resources import demo_project_dir
 
+PROBLEMS = ("missing_ids", "missing_paths", "invented_ids", "invented_paths")
 DEMO_TODAY = date(2026, 6, 15)  # the bundled history is dated around this day
+MISSION = Path(".mission-control/missions/archive/mission-2026-06-12-audit-export")
+GOAL = "Add a CSV export of the audit log for the auditors"
+NEW_ERROR = """\
+Traceback (most recent call last):
+  File "/app/ledger/statements/query.py", line 88, in fetch_page
+    rows = cur.execute(PAGE_SQL, params).fetchall()
+psycopg.errors.QueryCanceled: canceling statement due to statement timeout
+CONTEXT:  while executing query on relation "postings\""""
+
+
+@dataclass
+class Demo:
+    root: Path
+    session: LLMSession
+
+    @property
+    def paths(self) -> MemoryPaths:
+        return MemoryPaths(self.root)
+
+    @property
+    def common(self) -> Common:
+        return Common(self.root, DEMO_TODAY, False)
+
+    @property
+    def engine(self) -> str:
+        if self.session.engine.name == "anthropic":
+            return f"Claude ({self.session.config.model})"
+        return "the offline engine"
 
 
 def _step(number: int, title: str) -> None:
     rich_print(f"\n[bold cyan]{number}. {title}[/bold cyan]")
+
+
+def _say(text: str) -> None:
+    from rich.markup import escape
+
+    rich_print(f"  {escape(text)}")
+
+
+@contextmanager
+def _progress(text: str) -> Iterator[None]:
+    """A spinner on a terminal while a step that may call Claude runs (nothing in a pipe)."""
+    from rich.console import Console
+
+    with Console(stderr=True).status(text):
+        yield
 
 
 def _copy_project() -> Path:
@@ -30,9 +88,9 @@ def _copy_project() -> Path:
     return target
 
 
-def store_build_outcomes(paths: MemoryPaths) -> None:
+def store_build_outcomes(demo: Demo) -> None:
     _step(1, "Store the outcomes of a finished build (plan 04-03 and the phase review)")
-    catalog = paths.root / DEFAULT_CATALOG
+    catalog = demo.root / DEFAULT_CATALOG
     build = [
         OutcomeInput(phase="4", plan="04-03", agent="engineering-security-engineer",
                      outcome="success", summary="Audit export signed with the hash chain head",
@@ -43,17 +101,16 @@ def store_build_outcomes(paths: MemoryPaths) -> None:
                      tags=["review", "review-passed", "2-cycles"], branch="main"),
     ]  # fmt: skip
     for item in build:
-        stored = add_outcome(paths, item, today=DEMO_TODAY, catalog_file=catalog)
-        r = stored.record
-        rich_print(
-            f"  stored {r.id}: {r.agent} → {r.outcome}, task type {r.task_type} "
+        r = add_outcome(demo.paths, item, today=DEMO_TODAY, catalog_file=catalog).record
+        _say(
+            f"stored {r.id}: {r.agent} → {r.outcome}, task type {r.task_type} "
             f"(importance {r.importance})"
         )
 
 
-def show_recall(paths: MemoryPaths) -> None:
+def show_recall(demo: Demo) -> None:
     _step(2, "Recall: what do we know about the audit log and about backend work?")
-    records = read_outcomes(paths.outcomes).records
+    records = read_outcomes(demo.paths.outcomes).records
     found = recall(records, RecallQuery(tags=["audit-log"], limit=5), DEMO_TODAY)
     table("recall --tags audit-log", ["ID", "Date", "Agent", "Outcome", "Score", "Summary"],
           [[s.record.id, s.record.date, s.record.agent, s.record.outcome, s.score,
@@ -63,35 +120,122 @@ def show_recall(paths: MemoryPaths) -> None:
           [[s["agent"], s["memory_score"], s["total_tasks"]] for s in scores])  # fmt: skip
 
 
-def show_briefing(paths: MemoryPaths) -> None:
+def show_briefing(demo: Demo) -> None:
     _step(3, "Session briefing")
-    data = briefing(read_outcomes(paths.outcomes), DEMO_TODAY)
-    rich_print(
-        f"  {data['total_records']} records; top agents: "
+    data = maintenance.briefing_result(demo.common).data
+    _say(
+        f"{data['total_records']} records; top agents: "
         + ", ".join(f"{a['agent']} ({a['total_tasks']})" for a in data["top_agents"])
     )
     for item in data["recent_outcomes"][:3]:
-        rich_print(f"  recent: {item['id']} {item['summary']} (score {item['decay_score']})")
+        _say(f"recent: {item['id']} {item['summary']} (score {item['decay_score']})")
 
 
-def run_prune(paths: MemoryPaths) -> None:
-    _step(4, "Prune old, low-importance outcomes to ARCHIVE.md (the current phase is kept)")
-    report = prune(paths, load_settings(paths.settings), DEMO_TODAY)
-    for line in report.text().splitlines():
-        rich_print(f"  {line}")
+def compact_and_verify(demo: Demo) -> None:
+    _step(4, "Compact the completed phase 3 (FX rates) and verify the result")
+    phase = find_phase(demo.root, "3")
+    _say(f"{len(phase.summaries)} plan summaries in {phase.folder.relative_to(demo.root)}")
+    with _progress(f"Compacting phase 3 with {demo.engine}…"):
+        done = compact.compact_result(demo.common, phase, demo.session, force=False, dry_run=False)
+    data = done.data
+    _say(
+        f"wrote {data['path']}: {data['tokens_output']} of {data['tokens_original']} tokens "
+        f"(ratio {data['ratio']:.2f}); kept {len(data['requirement_ids'])} requirement ids "
+        f"({', '.join(data['requirement_ids'])}) and {len(data['paths'])} file paths"
+    )
+    check = compact.verify_result(demo.common, phase).data
+    problems = [f"{k}: {', '.join(check[k])}" for k in PROBLEMS if check[k]]
+    if check["ok"]:
+        _say("verify-compaction: OK, every requirement id and file path kept, none invented")
+    else:
+        _say("verify-compaction: FAILED, " + "; ".join(problems))
+
+
+def distill_patterns(demo: Demo) -> None:
+    _step(5, "Distil reusable patterns from the outcome log into PATTERNS.md")
+    with _progress(f"Distilling patterns with {demo.engine}…"):
+        data = distill.distill_result(demo.common, demo.session, dry_run=False).data
+    _say(f"{len(data['candidates'])} candidate outcomes in {len(data['groups'])} groups")
+    for record in data["written"]:
+        _say(f"wrote {record['id']}: {record['pattern']} (from {record['source']})")
+    for item in data["skipped"]:
+        _say(f"skipped: {item['pattern']} ({item['reason']})")
+
+
+def match_new_error(demo: Demo) -> None:
+    from legion_llm.pipeline.errmatch import match_error
+
+    _step(6, "A new error: is there a known fix?")
+    _say(f"error: {NEW_ERROR.splitlines()[-2]}")
+    known = read_knowledge(ERRORS, demo.paths.errors).records
+    judged = [j for j in match_error(known, NEW_ERROR, demo.session.engine, 3) if j.same]
+    if not judged:
+        _say("no known fix: investigate from scratch")
+    for item in judged[:1]:
+        match = item.match
+        _say(
+            f"same root cause as {match.candidate.key} (score {match.score:.2f}, decided by "
+            f"{item.decided_by})"
+        )
+        _say(f"known fix: {match.candidate.fix}")
+
+
+def extract_and_load(demo: Demo) -> None:
+    _step(7, f"Extract learnings from the finished mission {MISSION.name}, then load them")
+    now = learnings.now_text(DEMO_TODAY.isoformat(), demo.common)
+    with _progress(f"Extracting learnings with {demo.engine}…"):
+        done = learnings.extract_result(demo.common, demo.root / MISSION, demo.session, now, False)
+    data = done.data
+    for item in data["written"]:
+        _say(f"wrote {learnings.MEMORY}/{item['file']}: {item['title']}")
+    for item in data["reinforced"]:
+        _say(f"reinforced {learnings.MEMORY}/{item['file']}: {item['title']}")
+    loaded = learnings.load_result(demo.common, GOAL, 2000, 5).data
+    _say(f"next mission's goal: {GOAL!r}")
+    _say(
+        f"loaded {len(loaded['learnings'])} learnings ({loaded['tokens']} tokens) into its "
+        "Project Learnings section:"
+    )
+    for item in loaded["learnings"]:
+        _say(f"  - [{item['category']}] {item['title']}")
+
+
+def run_prune(demo: Demo) -> None:
+    _step(8, "Prune old, low-importance outcomes to ARCHIVE.md (the current phase is kept)")
+    data = maintenance.prune_result(demo.common, dry_run=False).data
+    for line in data["report"].splitlines():
+        _say(line)
+
+
+def _usage(demo: Demo) -> str:
+    usage: dict[str, Any] = demo.session.usage()
+    if demo.session.engine.name != "anthropic":
+        return f"LLM steps: {usage['offline_calls']} offline calls, no network, no cost"
+    return (
+        f"LLM steps: {usage['calls']} Claude calls, {usage['input_tokens']} in / "
+        f"{usage['output_tokens']} out tokens, about ${usage['estimated_cost_usd']:.4f}"
+    )
+
+
+def _files(root: Path) -> list[Path]:
+    memory = sorted((root / ".planning/memory").glob("*.md"))
+    compacted = sorted((root / ".planning/phases").glob("*/*-COMPACTED.md"))
+    return [*memory, *compacted, root / learnings.MEMORY]
 
 
 def run_demo() -> None:
     root = _copy_project()
-    paths = MemoryPaths(root)
-    rich_print(f"[bold]legion-llm demo[/bold] on a copy of the demo project in {root}")
+    demo = Demo(root, open_session(Common(root, DEMO_TODAY, False)))
+    rich_print("[bold]legion-llm demo[/bold] on a copy of the demo project in")
+    print(f"  {root}")  # plain print: a path is never wrapped
     rich_print(
-        f"(offline; 'today' is {DEMO_TODAY} so the bundled history scores the same every run)"
+        f"('today' is {DEMO_TODAY} so the bundled history scores the same every run; "
+        f"LLM steps use {demo.engine})"
     )
-    store_build_outcomes(paths)
-    show_recall(paths)
-    show_briefing(paths)
-    run_prune(paths)
-    rich_print("\n[bold green]Done.[/bold green] Open the files:")
-    for path in sorted(paths.memory_dir.glob("*.md")):
-        rich_print(f"  {path}")
+    for step in (store_build_outcomes, show_recall, show_briefing, compact_and_verify,
+                 distill_patterns, match_new_error, extract_and_load, run_prune):  # fmt: skip
+        step(demo)
+    rich_print(f"\n{_usage(demo)}")
+    rich_print("[bold green]Done.[/bold green] Open the files of the project copy:")
+    for path in _files(root):
+        print(f"  {path}")

@@ -1,27 +1,80 @@
+"""`legion-llm demo`: every step of the whole flow really happens on a copy of the demo project."""
+
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from legion_llm.memory.knowledge import ERRORS, PATTERNS, read_knowledge
+from legion_llm.memory.learnings import read_learnings
 from legion_llm.memory.outcomes import read_outcomes
+from legion_llm.memory.phases import find_phase
+from legion_llm.pipeline.compact import check_compacted
+from tests.conftest import FIXTURES
+
+BUNDLED = FIXTURES / "demo-project"
+MISSION = "mission-2026-06-12-audit-export"
 
 
-def test_demo_runs_offline_on_a_copy(tmp_path: Path) -> None:
-    env = {**os.environ, "TMPDIR": str(tmp_path), "COLUMNS": "120"}
+def digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def run_demo(tmp_path: Path) -> tuple[Path, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEGION_"))}
+    env |= {"TMPDIR": str(tmp_path), "COLUMNS": "120", "LEGION_LLM_ENGINE": "offline"}
     script = Path(sys.executable).with_name("legion-llm")
     done = subprocess.run([script, "demo"], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     [copy] = list(tmp_path.glob("legion-llm-demo-*"))
+    return copy, done.stdout
+
+
+def test_demo_runs_every_step_offline_on_a_copy(tmp_path: Path) -> None:
+    before = digest(BUNDLED)
+    copy, out = run_demo(tmp_path)
     memory = copy / ".planning/memory"
-    assert f"{memory}/OUTCOMES.md" in done.stdout
+    assert digest(BUNDLED) == before  # the bundled project is never changed
+
+    # 1-3 store, recall, briefing
     stored = {r.id for r in read_outcomes(memory / "OUTCOMES.md").records}
     archived = {r.id for r in read_outcomes(memory / "ARCHIVE.md").records}
     assert {"O-014", "O-015"} <= stored
-    assert archived and not archived & stored
-    assert "Pruned" in done.stdout and "Session briefing" in done.stdout
-    bundled = (
-        Path(__file__).resolve().parents[2] / "fixtures/demo-project/.planning/memory/OUTCOMES.md"
-    )
-    assert "O-014" not in bundled.read_text()  # the bundled project is never changed
+    assert "stored O-014" in out and "stored O-015" in out and "Session briefing" in out
+    assert "15 records" in out
+
+    # 4 compaction written and verified (checked again here, independently)
+    compacted = copy / ".planning/phases/03-fx-rates/03-COMPACTED.md"
+    assert compacted.is_file() and f"wrote {compacted.relative_to(copy)}" in out
+    _, report = check_compacted(find_phase(copy, "3"))
+    assert report.ok and "verify-compaction: OK" in out
+    assert all(rid in compacted.read_text() for rid in ("FX-01", "FX-02", "FX-03"))
+
+    # 5 patterns distilled, each citing outcome ids
+    patterns = read_knowledge(PATTERNS, memory / "PATTERNS.md").records
+    assert [p.id for p in patterns] == ["P-001", "P-002", "P-003"]
+    assert all("O-0" in p.values["source"] for p in patterns)
+    assert "wrote P-001" in out
+
+    # 6 the new error matched the known fix, and nothing was written for it
+    assert "same root cause as E-001" in out
+    assert len(read_knowledge(ERRORS, memory / "ERRORS.md").records) == 3
+
+    # 7 learnings extracted from the mission and loaded for the next goal
+    found = read_learnings(copy / ".mission-control/memory").learnings
+    extracted = [item for item in found if MISSION in item.source]
+    assert len(extracted) >= 2 and len(found) == len(extracted) + 2
+    assert all(f".mission-control/memory/{item.file}" in out for item in extracted)
+    assert "into its Project Learnings section" in out and "[gotcha]" in out
+
+    # 8 prune moved old low-importance outcomes, and the end lists where the files are
+    assert archived and not archived & stored and "Pruned" in out
+    assert f"{memory}/OUTCOMES.md" in out and str(compacted) in out
+    assert "LLM steps: 3 offline calls" in out
