@@ -34,6 +34,7 @@ READ_ONLY = frozenset(
      "recall_topic", "patterns_recall", "errors_recall", "errors_match", "compact_suggest",
      "verify_compaction", "phase_context", "learnings_load"}
 )  # fmt: skip
+ADDITIVE = frozenset({"outcomes_add", "patterns_add", "preferences_add", "learnings_add"})
 CALLS_CLAUDE = frozenset(
     {"errors_add", "errors_match", "compact", "distill", "learnings_extract"}
 )  # fmt: skip
@@ -47,10 +48,13 @@ def tool_methods(toolbox: object) -> list[tuple[str, Any]]:
 
 
 def annotations_for(name: str) -> ToolAnnotations:
+    """Hints for the client: reads, appends only, or may change existing lines (prune moves rows,
+    errors_add updates a fix, extract reinforces a file, compact --force replaces its output);
+    open world when Claude may be called."""
     read_only = name in READ_ONLY
     return ToolAnnotations(
         read_only_hint=read_only,
-        destructive_hint=False if not read_only else None,
+        destructive_hint=None if read_only else name not in ADDITIVE,
         open_world_hint=name in CALLS_CLAUDE,
     )
 

@@ -11,6 +11,8 @@ from tests.mcp.stdio import Calls, with_server
 from tests.pipeline.compaction_cases import copy_case, fingerprint
 
 TODAY = "2026-06-15"
+MISSION = ".mission-control/missions/archive/mission-2026-06-12-audit-export"
+LEARNINGS = ".mission-control/memory"
 TOOLS = {
     "outcomes_add", "outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing",
     "signals", "recall_topic", "prune", "patterns_add", "patterns_recall", "errors_add",
@@ -59,6 +61,8 @@ def test_lists_every_tool_with_typed_schemas(tmp_path: Path) -> None:
     assert signal["enum"] == ["positive", "negative", "corrective"]
     assert tools["outcomes_recall"].annotations.read_only_hint is True
     assert tools["outcomes_add"].annotations.read_only_hint is False
+    assert tools["outcomes_add"].annotations.destructive_hint is False  # appends only
+    assert tools["prune"].annotations.destructive_hint is True  # moves rows to ARCHIVE.md
     assert all(tool.description for tool in tools.values())
 
 
@@ -81,12 +85,18 @@ def test_store_then_recall_give_the_same_json_as_the_cli(tmp_path: Path, cli: An
                 today=TODAY,
             ),
             "patterns": await calls.ok("patterns_recall", tags=["audit-log"], today=TODAY),
+            "distill": await calls.ok("distill", today=TODAY),  # a dry run by default
+            "extract": await calls.ok("learnings_extract", mission=MISSION, today=TODAY),
+            "load": await calls.ok("learnings_load", goal="Export the audit log"),
         }
 
     got = with_server(root, elsewhere(tmp_path), scenario)
     assert got["add"]["data"]["record"]["id"] == "O-014"
     assert "O-014" in [r["id"] for r in got["recall"]["data"]["records"]]
-    assert got["pattern"]["data"]["record"]["id"] == "P-001"
+    assert got["pattern"]["data"]["record"]["id"] == "P-001"  # the dry run wrote nothing
+    assert got["distill"]["data"]["dry_run"] is True and got["distill"]["data"]["written"]
+    written = got["extract"]["data"]["written"]
+    assert written and all((root / LEARNINGS / item["file"]).is_file() for item in written)
     added = cli("outcomes", "add", "--phase", "4", "--plan", "04-03", "--agent",
                 "engineering-security-engineer", "--outcome", "success", "--summary",
                 RECORD["summary"], "--tags", "audit-log,security", "--today", TODAY,
@@ -97,9 +107,11 @@ def test_store_then_recall_give_the_same_json_as_the_cli(tmp_path: Path, cli: An
         "briefing": ["briefing"],
         "signals": ["signals", "--task-types", "backend"],
         "patterns": ["patterns", "recall", "--tags", "audit-log"],
+        "load": ["learnings", "load", "--goal", "Export the audit log"],
     }
     for name, args in same_root.items():
-        assert got[name] == cli(*args, "--today", TODAY, "--root", root, "--json").json, name
+        today = [] if name == "load" else ["--today", TODAY]
+        assert got[name] == cli(*args, *today, "--root", root, "--json").json, name
 
 
 def test_errors_match_and_compact_dry_run_on_a_phase_fixture(tmp_path: Path, cli: Any) -> None:
@@ -130,6 +142,7 @@ def test_errors_match_and_compact_dry_run_on_a_phase_fixture(tmp_path: Path, cli
     assert dry["dry_run"] is True and dry["written"] is False
     assert all(rid in dry["text"] for rid in ("BILL-01", "BILL-02", "BILL-03", "BILL-04"))
     assert got["real"]["data"]["written"] is True and compacted.is_file()
+    assert got["real"]["data"]["engine"] == "offline"  # no key reaches the server
     assert got["verify"]["ok"] is True and got["verify"]["data"]["missing_paths"] == []
     assert got["context"]["data"]["source"] == "compacted"
     after = fingerprint(root)
