@@ -60,10 +60,47 @@ def title_of(text: str) -> str:
     """The first clause of a text, at most MAX_TITLE characters, cut at a word."""
     first = _CLAUSE.split(" ".join(text.split()), maxsplit=1)[0].strip().rstrip(".;:,")
     if len(first) > MAX_TITLE:
-        first = first[:MAX_TITLE].rsplit(" ", 1)[0].rstrip(".;:,(")
+        first = _shorten(first)
     if first.count("`") % 2:
         first = first.replace("`", "")
     return first[:1].upper() + first[1:] if re.match(r"[a-z]+\b(?![.(/_:-])", first) else first
+
+
+_DANGLING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "that",
+        "so",
+        "as",
+    ]
+)
+
+
+def _shorten(text: str) -> str:
+    """Cut a long clause at a word: at its last ", " or " and " past half the limit when there is
+    one, and never on a dangling article or preposition."""
+    cut = text[:MAX_TITLE].rsplit(" ", 1)[0]
+    boundary = max(cut.rfind(", "), cut.rfind(" and "))
+    if boundary > MAX_TITLE // 2:
+        cut = cut[:boundary]
+    words = cut.rstrip(".;:,(").split()
+    while len(words) > 3 and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(".;:,(")
 
 
 def _sentence(text: str) -> str:

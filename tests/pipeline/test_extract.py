@@ -313,3 +313,16 @@ def test_claude_reply_duplicating_an_existing_learning_writes_no_new_file(
     assert set(after) == set(before)  # neither reply made a file
     assert [n for n in after if after[n] != before[n]] == ["vitest-root-flag.md"]
     assert engine.meter.as_dict("anthropic")["calls"] == 1
+
+
+def test_offline_titles_are_cut_at_a_clause_never_on_a_dangling_word() -> None:
+    from legion_llm.pipeline.extract_offline import MAX_TITLE, title_of
+
+    long = (
+        "Build large exports in the worker (src/worker/jobs/audit_export.py) and send the user a "
+        "signed link by email when the file is ready, because the web tier times out"
+    )
+    assert title_of(long) == "Build large exports in the worker (src/worker/jobs/audit_export.py)"
+    cut = title_of("word " * 40 + "to the end")
+    assert len(cut) <= MAX_TITLE and cut.split()[-1].lower() not in {"a", "the", "to", "of"}
+    assert title_of("Short title. More text follows") == "Short title"
