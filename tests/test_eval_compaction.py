@@ -122,7 +122,7 @@ def test_one_failing_case_never_aborts_the_run(tmp_path: Path) -> None:
 def test_cli_writes_the_log_and_fails_on_a_gate(cli: Any, tmp_path: Path) -> None:
     log = tmp_path / "log.json"
     result = cli("eval", "compaction", "--fixtures", broken_dataset(tmp_path), "--out", log,
-                 "--engine", "offline", "--json")  # fmt: skip
+                 "--engine", "offline", "--json", "--root", tmp_path)  # fmt: skip
     assert result.exit_code == 1
     envelope = result.json
     assert envelope["ok"] is False and envelope["command"] == "eval compaction"
@@ -143,7 +143,7 @@ def test_cli_human_table_for_a_passing_run(cli: Any, tmp_path: Path) -> None:
     root = tmp_path / "fixtures"
     shutil.copytree(FIXTURES / "phases" / "letter-suffix-plan", root / "letter-suffix-plan")
     result = cli("eval", "compaction", "--fixtures", root, "--out", tmp_path / "l.json",
-                 "--engine", "offline")  # fmt: skip
+                 "--engine", "offline", "--root", tmp_path)  # fmt: skip
     assert result.exit_code == 0
     assert "Compaction eval" in result.stdout and "letter-suffix-plan" in result.stdout
     assert "1/1 cases pass, all gates pass" in result.stdout

@@ -186,10 +186,22 @@ def test_one_failing_case_does_not_abort_the_run(tmp_path: Path) -> None:
 def test_cli_eval_commands(cli: Any, tmp_path: Path) -> None:
     for suite in ("distill", "learnings"):
         log = tmp_path / f"{suite}.json"
-        done = cli("eval", suite, "--engine", "offline", "--json", "--out", log)
+        done = cli("eval", suite, "--engine", "offline", "--json", "--out", log, "--root", tmp_path)
         assert done.exit_code == 0, done.stderr
         data = done.json["data"]
         assert data["passed"] is True and data["eval"] == suite and data["log"] == str(log)
         assert data["usage"]["calls"] == 0 and data["usage"]["offline_calls"] > 0
         assert len(next(iter(data["prompts"].values()))) == 64
         assert json.loads(log.read_text())["summary"] == data["summary"]
+    outside = cli(
+        "eval",
+        "distill",
+        "--engine",
+        "offline",
+        "--out",
+        tmp_path.parent / "x.json",
+        "--root",
+        tmp_path,
+    )
+    assert outside.exit_code == 1 and "outside the project root" in outside.stderr
+    assert not (tmp_path.parent / "x.json").exists()

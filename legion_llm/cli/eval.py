@@ -6,10 +6,8 @@ summary table, a JSON log (`--out`), and exit code 1 when a gate fails.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +15,7 @@ import typer
 
 from legion_llm.cli import eval_errors, learn_eval
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.eval_log import write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import rich_print, table
 
@@ -30,18 +29,10 @@ FixturesOpt = Annotated[
 ]
 OutOpt = Annotated[
     Path | None,
-    typer.Option("--out", help="JSON log file (default: eval-logs/<suite>-<engine>-<time>.json)."),
+    typer.Option(
+        "--out", help="JSON log (default: eval-logs/<suite>-<engine>-<time>.json in the root)."
+    ),
 ]
-
-
-def default_log(suite: str, engine: str) -> Path:
-    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
-    return Path("eval-logs") / f"{suite}-{engine}-{stamp}.json"
-
-
-def write_log(path: Path, log: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 @contextmanager
@@ -88,8 +79,7 @@ def compaction(
         run = run_compaction_eval(session.engine, folder, today=c.today, on_case=on_case)
     log = eval_log(run, session.engine, prompt_sha256=load_prompt(PROMPT).sha256,
                    commit=head_commit(DEFINITION.parent))  # fmt: skip
-    path = out or default_log("compaction", session.engine.name)
-    write_log(path, log)
+    path = write_eval_log(c, "compaction", session.engine.name, out, log)
     data = {**log, "log": str(path)}
     result = CommandResult("eval compaction", data, lambda: _human(run, path), session.warnings,
                            0 if run.passed else 1)  # fmt: skip

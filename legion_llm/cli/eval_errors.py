@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, common, finish
+from legion_llm.cli.eval_log import write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import table
 
@@ -36,7 +36,6 @@ def errors_eval_cmd(
     """Pairwise precision/recall, grouping accuracy, fix@1/fix@5 of the error matcher; exit 1 on
     a failed gate. The ambiguous band goes to the engine (Claude, or the offline rule)."""
     from legion_llm.evals.errors import run_errors_eval
-    from legion_llm.memory.files import atomic_write
     from legion_llm.memory.gitinfo import head_commit
     from legion_llm.pipeline.errmatch import PROMPT, adjudicate
 
@@ -54,10 +53,7 @@ def errors_eval_cmd(
         "git_commit": head_commit(c.root),
         "usage": session.usage(),
     }
-    if out is not None:
-        atomic_write(
-            out if out.is_absolute() else c.root / out, json.dumps(data, indent=2), root=c.root
-        )
+    data["log"] = str(write_eval_log(c, "errors", session.engine.name, out, data))
     gates = result.gate_results()
 
     def human() -> None:

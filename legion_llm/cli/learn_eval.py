@@ -7,14 +7,13 @@ The functions are registered on the `eval` sub-app (cli/eval.py); `app` holds th
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, common, finish
+from legion_llm.cli.eval_log import write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 
 app = typer.Typer(no_args_is_help=True, help="Distillation and learnings evals.")
@@ -23,14 +22,6 @@ FixturesOpt = Annotated[
     Path | None, typer.Option("--fixtures", help="Dataset folder (default: the suite's own).")
 ]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="JSON log file.")]
-
-
-def _log(suite: str, engine: str, out: Path | None, data: dict[str, Any]) -> Path:
-    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
-    path = out or Path("eval-logs") / f"{suite}-{engine}-{stamp}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
 
 
 def _rows(summary: dict[str, Any], gates: dict[str, dict[str, float]]) -> list[list[str]]:
@@ -55,7 +46,7 @@ def _finish(suite: str, run: Any, session: Any, out: Path | None, c: Any) -> Non
         "prompts": {prompt: load_prompt(prompt).sha256},
         "usage": session.usage(),
     }
-    path = _log(suite, session.engine.name, out, data)
+    path = write_eval_log(c, suite, session.engine.name, out, data)
     data["log"] = str(path)
 
     def human() -> None:

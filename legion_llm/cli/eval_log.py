@@ -1,0 +1,24 @@
+"""Where `legion-llm eval ...` writes its JSON log: inside the project root, atomically."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from legion_llm.cli.common import Common
+
+
+def write_eval_log(
+    c: Common, suite: str, engine: str, out: Path | None, log: dict[str, Any]
+) -> Path:
+    """`--out` (relative to the root), else eval-logs/<suite>-<engine>-<time>.json under the root.
+    A path outside the root is refused like every other write."""
+    from legion_llm.memory.files import atomic_write
+
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    path = out if out is not None else Path("eval-logs") / f"{suite}-{engine}-{stamp}.json"
+    target = path if path.is_absolute() else c.root / path
+    atomic_write(target, json.dumps(log, indent=2, ensure_ascii=False) + "\n", root=c.root)
+    return target
