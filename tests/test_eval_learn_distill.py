@@ -11,6 +11,7 @@ import pytest
 
 from legion_llm.evals import distill as distill_eval
 from legion_llm.evals import learnings as learnings_eval
+from legion_llm.evals.gates import failed_gates
 from legion_llm.llm.engine import OfflineEngine
 from legion_llm.llm.offline import OfflineCall, OfflineRegistry
 from legion_llm.memory.learnings import Learning
@@ -50,16 +51,11 @@ def test_distill_scorers() -> None:
 
 def test_gates_min_max_and_offline_only() -> None:
     gates = {"coverage": {"min": 0.9, "offline_only": 1}, "rule_violations": {"max": 0}}
-    assert (
-        distill_eval.failed_gates({"coverage": 0.5, "rule_violations": 0}, gates, offline=False)
-        == []
-    )
-    assert distill_eval.failed_gates({"coverage": 0.5, "rule_violations": 2}, gates, offline=True) == [
+    assert failed_gates({"coverage": 0.5, "rule_violations": 0}, gates, offline=False) == []
+    assert failed_gates({"coverage": 0.5, "rule_violations": 2}, gates, offline=True) == [
         "coverage: 0.5 < 0.9", "rule_violations: 2 > 0",
     ]  # fmt: skip
-    assert distill_eval.failed_gates({"errors": 1}, {}, offline=True) == [
-        "errors: 1 case(s) failed to run"
-    ]
+    assert failed_gates({"errors": 1}, {}, offline=True) == ["errors: 1 case(s) failed to run"]
 
 
 def test_learnings_scorers() -> None:

@@ -28,12 +28,13 @@ import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from legion_llm.errors import InputError
+from legion_llm.evals.gates import GatedRun
 from legion_llm.llm.engine import Engine
 from legion_llm.memory.distill_candidates import is_review
 from legion_llm.memory.knowledge import PATTERNS, read_knowledge
@@ -215,7 +216,9 @@ def _score(
 
 
 @dataclass
-class DistillEvalRun:
+class DistillEvalRun(GatedRun):
+    suite: ClassVar[str] = "distill"
+
     cases: list[CaseResult]
     gates: dict[str, dict[str, float]]
     engine: str
@@ -242,45 +245,6 @@ class DistillEvalRun:
             else 1.0,
             "near_duplicates_caught": sum(c.near_duplicates_caught for c in ok),
         }
-
-    def failed_gates(self) -> list[str]:
-        return failed_gates(self.summary(), self.gates, offline=self.engine == "offline")
-
-    @property
-    def passed(self) -> bool:
-        return not self.failed_gates()
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "eval": "distill",
-            "engine": self.engine,
-            "gates": self.gates,
-            "summary": self.summary(),
-            "failed_gates": self.failed_gates(),
-            "passed": self.passed,
-            "duration_s": self.duration_s,
-            "cases": [asdict(c) for c in self.cases],
-        }
-
-
-def failed_gates(
-    summary: dict[str, Any], gates: dict[str, dict[str, float]], *, offline: bool
-) -> list[str]:
-    """`{name: {min|max: value, offline_only: 1}}` -> the gates the summary misses."""
-    failed = []
-    if summary.get("errors"):
-        failed.append(f"errors: {summary['errors']} case(s) failed to run")
-    for name, bound in gates.items():
-        if bound.get("offline_only") and not offline:
-            continue
-        value = summary.get(name)
-        if value is None:
-            failed.append(f"{name}: not measured")
-        elif "min" in bound and value < bound["min"]:
-            failed.append(f"{name}: {value} < {bound['min']}")
-        elif "max" in bound and value > bound["max"]:
-            failed.append(f"{name}: {value} > {bound['max']}")
-    return failed
 
 
 def run_distill_eval(

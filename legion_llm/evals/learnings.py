@@ -29,12 +29,12 @@ import tempfile
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from legion_llm.errors import InputError
-from legion_llm.evals.distill import failed_gates
+from legion_llm.evals.gates import GatedRun
 from legion_llm.llm.engine import Engine
 from legion_llm.memory.learnings import (
     CATEGORIES,
@@ -212,7 +212,9 @@ def changed(before: dict[str, bytes], after: dict[str, bytes]) -> int:
 
 
 @dataclass
-class LearningsEvalRun:
+class LearningsEvalRun(GatedRun):
+    suite: ClassVar[str] = "learnings"
+
     cases: list[CaseResult]
     gates: dict[str, dict[str, float]]
     engine: str
@@ -249,25 +251,6 @@ class LearningsEvalRun:
             else 1.0,
             "load_checks": self.load_checks,
             "budget_violations": self.load_violations,
-        }
-
-    def failed_gates(self) -> list[str]:
-        return failed_gates(self.summary(), self.gates, offline=self.engine == "offline")
-
-    @property
-    def passed(self) -> bool:
-        return not self.failed_gates()
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "eval": "learnings",
-            "engine": self.engine,
-            "gates": self.gates,
-            "summary": self.summary(),
-            "failed_gates": self.failed_gates(),
-            "passed": self.passed,
-            "duration_s": self.duration_s,
-            "cases": [asdict(c) for c in self.cases],
         }
 
 
