@@ -13,9 +13,10 @@ from legion_llm.errors import LegionError
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text, or None when it does not exist. Undecodable bytes raise UnicodeDecodeError."""
+    """The file's text (a UTF-8 byte-order mark dropped), or None when it does not exist.
+    Undecodable bytes raise UnicodeDecodeError."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
             return handle.read()
     except (FileNotFoundError, NotADirectoryError):
         return None

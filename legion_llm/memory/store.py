@@ -154,7 +154,7 @@ def open_log(path: Path, *, for_write: bool) -> LogView:
     if scan is not None:
         return FastLogView(scan)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = ""
         if for_write:

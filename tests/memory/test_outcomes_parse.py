@@ -129,3 +129,31 @@ def test_missing_file_is_empty_without_warning(tmp_path: Path) -> None:
     result = read_outcomes(tmp_path / "nope" / "OUTCOMES.md")
     assert (result.exists, result.records, result.warnings) == (False, [], [])
     assert not (tmp_path / "nope").exists()
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path) -> None:
+    from datetime import date
+
+    from legion_llm.memory.store import OutcomeInput, add_outcome
+    from legion_llm.project import MemoryPaths
+
+    path = tmp_path / ".planning/memory/OUTCOMES.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(
+        b"\xef\xbb\xbf| Date | Agent | Outcome |\n|---|---|---|\n| 2026-03-01 | dev | success |\n"
+    )
+    [record] = read_outcomes(path).records
+    assert (record.date, record.agent) == ("2026-03-01", "dev")
+    data = OutcomeInput(
+        phase="1",
+        plan="01-01",
+        agent="dev",
+        outcome="success",
+        summary="s",
+        task_type="t",
+        branch="main",
+    )
+    add_outcome(
+        MemoryPaths(tmp_path), data, today=date(2026, 3, 2), catalog_file=tmp_path / "none.md"
+    )
+    assert [r.date for r in read_outcomes(path).records] == ["2026-03-01", "2026-03-02"]
