@@ -70,10 +70,18 @@ class OutcomesFile:
     doc: MarkdownDoc | None = None
     tables: list[TableBlock] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _table_at: dict[int, TableBlock] = field(default_factory=dict, repr=False)
 
     @property
     def last_table(self) -> TableBlock | None:
         return self.tables[-1] if self.tables else None
+
+    def cells_at(self, line_no: int) -> dict[str, str]:
+        """The row at `line_no` as written: decoded cells keyed by its table's columns."""
+        assert self.doc is not None
+        if not self._table_at:
+            self._table_at = {n: t for t in self.tables for n in t.row_lines}
+        return self.doc.cells(self._table_at[line_no], line_no)
 
 
 def normalise_column(key: str) -> str:

@@ -1,7 +1,11 @@
 """Prune Outcomes (spec §7.5): plan the move, then apply it so that no instant loses a record.
 
+Rows move as written: every cell of the row, in the archive table's columns (a new archive takes
+the outcome table's own header when it has columns the canonical header lacks; a prune that would
+drop a filled cell is refused). A row is "already archived" only when the identical row is there.
+
 Order of writes: ARCHIVE.md is written and fsynced first, OUTCOMES.md replaced second. A crash
-between the two leaves a record in both files; the next prune sees its ID already archived and
+between the two leaves a row in both files; the next prune finds the identical row archived and
 only removes it from OUTCOMES.md, and recall counts a repeated row once.
 """
 
@@ -11,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from legion_llm.config import Settings
-from legion_llm.errors import WriteFailedError
+from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.files import atomic_write, locked, read_text
 from legion_llm.memory.outcomes import (
     ARCHIVE_TEMPLATE,
@@ -22,8 +26,7 @@ from legion_llm.memory.outcomes import (
 )
 from legion_llm.memory.planning import current_phase, phase_key
 from legion_llm.memory.scoring import days_old
-from legion_llm.memory.store import row_for
-from legion_llm.memory.table import append_rows
+from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import OutcomeRecord
 
@@ -42,7 +45,6 @@ class PrunePlan:
     current_phase_count: int
     current_phase: str | None
     archive_before: int
-    already_archived: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -94,7 +96,6 @@ def plan_prune(
     phase: str | None,
 ) -> PrunePlan:
     records = outcomes.records
-    archived_ids = {r.id for r in archive.records if r.id}
     return PrunePlan(
         candidates=[r for r in records if is_candidate(r, settings, today, phase)],
         total=len(records),
@@ -104,8 +105,16 @@ def plan_prune(
         ),
         current_phase=phase,
         archive_before=len(archive.records),
-        already_archived=archived_ids,
     )
+
+
+@dataclass
+class ArchiveMove:
+    """The rows to append to ARCHIVE.md (cells as written, in its columns) and the new text."""
+
+    rows: list[tuple[str, ...]]  # every candidate, in archive columns
+    new_rows: list[tuple[str, ...]]  # the ones not already archived
+    text: str
 
 
 def prune(
@@ -117,63 +126,98 @@ def prune(
     with locked(paths.memory_dir, root=paths.root):
         outcomes = read_outcomes(paths.outcomes)
         archive = read_outcomes(paths.archive)
-        warnings = outcomes.warnings + archive.warnings
-        phase = current_phase(paths.state)
-        plan = plan_prune(outcomes, archive, settings, today, phase)
-        new_in_archive = [r for r in plan.candidates if r.id not in plan.already_archived]
-        archive_total = plan.archive_before + len(new_in_archive)
-        report = PruneReport(plan, False, dry_run, archive_total, warnings)
-        if dry_run or not plan.candidates or not outcomes.parseable or not archive.parseable:
+        plan = plan_prune(outcomes, archive, settings, today, current_phase(paths.state))
+        report = PruneReport(plan, False, dry_run, plan.archive_before, outcomes.warnings)
+        if not plan.candidates:
             return report
-        _apply(paths, outcomes, archive, plan, new_in_archive)
-        report.applied = True
+        if not archive.parseable:
+            raise InputError("ARCHIVE.md could not be parsed; fix it by hand before pruning")
+        move = plan_archive(outcomes, archive, plan.candidates)
+        report.archive_total = plan.archive_before + len(move.new_rows)
+        if not dry_run:
+            _apply(paths, outcomes, plan, move)
+            report.applied = True
         return report
 
 
-def _apply(
-    paths: MemoryPaths,
-    outcomes: OutcomesFile,
-    archive: OutcomesFile,
-    plan: PrunePlan,
-    new_in_archive: list[OutcomeRecord],
-) -> None:
+def plan_archive(
+    outcomes: OutcomesFile, archive: OutcomesFile, candidates: list[OutcomeRecord]
+) -> ArchiveMove:
+    """Candidate rows in the archive's columns; refuses a move that would drop a filled cell."""
+    sources = [outcomes.cells_at(r.line_no) for r in candidates if r.line_no is not None]
+    base = archive.doc.text if archive.doc is not None else ""
+    parsed = parse_outcomes(archive.path, base)
+    table = parsed.last_table
+    template = ARCHIVE_TEMPLATE if table is not None else _archive_template(outcomes, sources)
+    if table is None:
+        parsed = parse_outcomes(archive.path, base + ("\n" if base.strip() else "") + template)
+        table = parsed.last_table
+    assert table is not None and parsed.doc is not None
+    _refuse_lost_cells(sources, table.columns)
+    rows = [tuple(cells.get(c, "") for c in table.columns) for cells in sources]
+    existing = {tuple(parsed.doc.values(table, n)) for t in parsed.tables for n in t.row_lines}
+    new_rows = [row for row in dict.fromkeys(rows) if row not in existing]
+    text = append_rows(
+        parsed.doc, table, [encode_row(list(r)) for r in new_rows], template=template
+    )
+    return ArchiveMove(rows, new_rows, text)
+
+
+def _archive_template(outcomes: OutcomesFile, sources: list[dict[str, str]]) -> str:
+    """The spec's header, unless the outcome table has columns that header lacks: then its own."""
+    if all(set(cells) <= set(OUTCOME_COLUMNS) for cells in sources):
+        return ARCHIVE_TEMPLATE
+    assert outcomes.doc is not None and outcomes.last_table is not None
+    header = outcomes.doc.lines[outcomes.last_table.header_line].rstrip("\r\n")
+    width = len(outcomes.last_table.columns)
+    top = ARCHIVE_TEMPLATE[: ARCHIVE_TEMPLATE.index("| ID")]
+    return top + header + "\n|" + "---|" * width + "\n"
+
+
+def _refuse_lost_cells(sources: list[dict[str, str]], columns: list[str]) -> None:
+    lost = sorted(
+        {key for cells in sources for key, value in cells.items() if value and key not in columns}
+    )
+    if lost:
+        raise InputError(
+            f"ARCHIVE.md has no column for {', '.join(lost)}; pruning would lose those cells "
+            "(add the columns to its header first)"
+        )
+
+
+def _apply(paths: MemoryPaths, outcomes: OutcomesFile, plan: PrunePlan, move: ArchiveMove) -> None:
     assert outcomes.doc is not None
     snapshot = outcomes.doc.text
-    rows = [row_for(r, list(OUTCOME_COLUMNS)) for r in plan.candidates]
+    moved = {
+        outcomes.doc.lines[r.line_no].strip() for r in plan.candidates if r.line_no is not None
+    }
+    rows_text = "\n".join(encode_row(list(r)) for r in move.rows)
     try:
-        atomic_write(paths.archive, _archive_text(archive, new_in_archive), root=paths.root)
-        drop = {r.line_no for r in plan.candidates}
-        kept = [line for i, line in enumerate(outcomes.doc.lines) if i not in drop]
+        atomic_write(paths.archive, move.text, root=paths.root)
+        kept = [line for line in outcomes.doc.lines if line.strip() not in moved]
         atomic_write(paths.outcomes, "".join(kept), root=paths.root)
     except OSError as exc:
         _restore(paths, snapshot)
         raise WriteFailedError(
-            f"prune aborted, OUTCOMES.md unchanged: {exc.strerror or exc}",
-            record_text="\n".join(rows),
+            f"prune aborted, OUTCOMES.md unchanged: {exc.strerror or exc}", record_text=rows_text
         ) from exc
-    if not _verified(paths, plan):
+    if not _verified(paths, plan, move, moved):
         _restore(paths, snapshot)
-        raise WriteFailedError(VERIFY_FAILED, record_text="\n".join(rows))
+        raise WriteFailedError(VERIFY_FAILED, record_text=rows_text)
 
 
-def _archive_text(archive: OutcomesFile, records: list[OutcomeRecord]) -> str:
-    parsed = parse_outcomes(archive.path, archive.doc.text if archive.doc is not None else "")
-    table = parsed.last_table
-    columns = table.columns if table is not None else list(OUTCOME_COLUMNS)
-    rows = [row_for(r, columns) for r in records]
-    assert parsed.doc is not None
-    return append_rows(parsed.doc, table, rows, template=ARCHIVE_TEMPLATE)
-
-
-def _verified(paths: MemoryPaths, plan: PrunePlan) -> bool:
+def _verified(paths: MemoryPaths, plan: PrunePlan, move: ArchiveMove, moved: set[str]) -> bool:
+    """Every moved row is in ARCHIVE.md as written, none is left in OUTCOMES.md, counts add up."""
     after = read_outcomes(paths.outcomes)
     archive = read_outcomes(paths.archive)
-    archived_ids = {r.id for r in archive.records}
-    remaining_ids = {r.id for r in after.records}
+    if not after.parseable or not archive.parseable or archive.doc is None or after.doc is None:
+        return False
+    archived = {tuple(archive.doc.values(t, n)) for t in archive.tables for n in t.row_lines}
+    left = {line.strip() for line in after.doc.lines}
     return (
-        after.parseable
-        and len(after.records) == plan.total - len(plan.candidates)
-        and all(r.id in archived_ids and r.id not in remaining_ids for r in plan.candidates)
+        len(after.records) == plan.total - len(plan.candidates)
+        and all(row in archived for row in move.rows)
+        and not moved & left
     )
 
 

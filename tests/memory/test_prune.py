@@ -176,3 +176,72 @@ def test_settings(tmp_path: Path) -> None:
     assert len(broken.warnings) == 1 and "settings.json" in broken.warnings[0]
     path.write_text('{"memory": {"prune_threshold": "many"}}')
     assert load_settings(path).prune_threshold == 200 and load_settings(path).warnings
+
+
+def test_an_id_collision_with_the_archive_loses_nothing(tmp_path: Path) -> None:
+    """The spec's count+1 IDs collide after a prune: an archived O-001 is not this O-001."""
+    paths = make_project(tmp_path, [("O-001", "2026-01-01", "1", 2)])
+    archived = "| O-001 | 2025-01-01 | main | 1 | 01-01 | agent | t | success | 2 | x | an older record |\n"
+    paths.archive.write_text(ARCHIVE_TEMPLATE + archived)
+    report = prune(paths, Settings(), TODAY)
+    assert report.applied and report.archive_total == 2
+    summaries = [r.summary for r in read_outcomes(paths.archive).records]
+    assert summaries == ["an older record", "row O-001"]
+    assert ids(paths.outcomes) == []
+
+
+def test_columns_beyond_the_canonical_header_move_with_the_row(tmp_path: Path) -> None:
+    paths = MemoryPaths(tmp_path)
+    paths.memory_dir.mkdir(parents=True)
+    header = (
+        "| ID | Date | Agent | Task Type | Outcome | Importance | Duration | Reviewer | Summary |\n"
+    )
+    paths.outcomes.write_text(
+        header
+        + "|---|---|---|---|---|---|---|---|---|\n| O-001 | 2025-01-01 | a | t | Success | 9x | 45 min | alice | old work |\n"
+    )
+    prune(paths, Settings(), TODAY)
+    archive = paths.archive.read_text()
+    assert archive.startswith("# Memory — Archived Outcomes")
+    assert "| O-001 | 2025-01-01 | a | t | Success | 9x | 45 min | alice | old work |" in archive
+
+
+def test_a_prune_that_would_drop_cells_is_refused(tmp_path: Path) -> None:
+    from legion_llm.errors import InputError
+
+    paths = MemoryPaths(tmp_path)
+    paths.memory_dir.mkdir(parents=True)
+    paths.outcomes.write_text(
+        "| ID | Date | Agent | Outcome | Importance | Reviewer |\n|---|---|---|---|---|---|\n| O-002 | 2025-01-01 | a | success | 2 | alice |\n"
+    )
+    paths.archive.write_text(ARCHIVE_TEMPLATE)
+    before = (paths.outcomes.read_bytes(), paths.archive.read_bytes())
+    with pytest.raises(InputError, match="no column for reviewer"):
+        prune(paths, Settings(), TODAY)
+    assert (paths.outcomes.read_bytes(), paths.archive.read_bytes()) == before
+
+
+def test_duplicate_rows_are_moved_together(tmp_path: Path) -> None:
+    paths = make_project(
+        tmp_path,
+        [
+            ("O-001", "2026-01-01", "1", 2),
+            ("O-001", "2026-01-01", "1", 2),
+            ("O-002", "2026-06-29", "1", 2),
+        ],
+    )
+    report = prune(paths, Settings(), TODAY)
+    assert report.applied
+    assert ids(paths.outcomes) == ["O-002"] and "| O-001 |" not in paths.outcomes.read_text()
+    assert ids(paths.archive) == ["O-001"]
+
+
+def test_an_unparseable_archive_stops_the_prune(tmp_path: Path) -> None:
+    from legion_llm.errors import InputError
+
+    paths = make_project(tmp_path)
+    paths.archive.write_bytes(b"| ID | Date |\n|--|--|\n| O-000 | caf\xe9 |\n")
+    before = paths.outcomes.read_bytes()
+    with pytest.raises(InputError, match=r"ARCHIVE\.md could not be parsed"):
+        prune(paths, Settings(), TODAY)
+    assert paths.outcomes.read_bytes() == before
