@@ -111,6 +111,7 @@ class KnowledgeRecord:
     format: str  # "table" | "learn"
     line_no: int | None = None
     entry: LearnEntry | None = None
+    table: TableBlock | None = None  # the table a row stands in (its columns, for a rewrite)
 
     @property
     def id(self) -> str:
@@ -204,7 +205,9 @@ def parse_knowledge(kind: KnowledgeKind, path: Path, text: str) -> KnowledgeFile
                     f"Warning: {path.name} line {line_no + 1} is not a valid row; skipped."
                 )
                 continue
-            result.records.append(KnowledgeRecord(kind, _aliased(cells), "table", line_no))
+            result.records.append(
+                KnowledgeRecord(kind, _aliased(cells), "table", line_no, table=table)
+            )
     result.records.extend(_entry_record(kind, e) for e in entries)
     if not result.records and result.table is None and text.strip() and "|" in text:
         return KnowledgeFile(kind, path, True, warnings=[_unparseable(path)])

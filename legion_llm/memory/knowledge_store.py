@@ -150,11 +150,11 @@ def _resolve_duplicate(
 ) -> StoredKnowledge:
     """Existing fix resolved (or a learn entry): keep it. Unresolved table row: take the new fix."""
     record, match, decided_by = duplicate
-    if record.resolved or record.format == "learn" or current.table is None:
+    if record.resolved or record.format == "learn" or record.table is None:
         return StoredKnowledge(record, "existing", "", decided_by, match.score, current.warnings)
     assert current.doc is not None and record.line_no is not None
     updated = dict(record.values, fix=new["fix"], resolved="true")
-    columns = current.table.columns
+    columns = record.table.columns
     row = encode_row([_cell(updated, c) for c in columns])
     lines = list(current.doc.lines)
     lines[record.line_no] = row + current.doc.newline

@@ -142,8 +142,9 @@ class FastLogView(LogView):
         return self.scan.with_row(row), row
 
 
-def open_log(path: Path, *, for_write: bool) -> LogView:
-    """A view of OUTCOMES.md / ARCHIVE.md; a missing file reads as the empty template."""
+def open_log(path: Path) -> LogView:
+    """A view of OUTCOMES.md / ARCHIVE.md for a store; a missing file reads as the empty template.
+    Either file unreadable or unparseable stops the store: its IDs could not be known."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -154,16 +155,13 @@ def open_log(path: Path, *, for_write: bool) -> LogView:
     if scan is not None:
         return FastLogView(scan)
     try:
-        text = data.decode("utf-8-sig")
+        parsed = parse_outcomes(path, data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        text = ""
-        if for_write:
-            raise InputError(
-                f"{path.name} is not UTF-8 text; fix it by hand before storing into it"
-            ) from None
-    parsed = parse_outcomes(path, text)
-    if for_write and not parsed.parseable:
-        raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
+        parsed = OutcomesFile(path, True, False)
+    if not parsed.parseable:
+        raise InputError(
+            f"{path.name} could not be parsed; fix it by hand before storing an outcome"
+        )
     return LogView(parsed)
 
 
@@ -175,8 +173,8 @@ def add_outcome(
     branch = data.branch or current_branch(paths.root)
     agents, types = split_list(data.agent), split_list(task_type)
     with locked(paths.memory_dir, root=paths.root):
-        current = open_log(paths.outcomes, for_write=True)
-        archive = open_log(paths.archive, for_write=False)
+        current = open_log(paths.outcomes)
+        archive = open_log(paths.archive)
         done_before = current.has_agent_task(agents, types) or archive.has_agent_task(agents, types)
         record = OutcomeRecord(
             id=format_id("O", max(current.max_id(), archive.max_id()) + 1),

@@ -83,7 +83,7 @@ def test_other_layouts_take_the_full_parse(name: str, tmp_path: Path) -> None:
     assert scan_for_store(SLOW_LAYOUTS[name].encode(), OUTCOME_COLUMNS) is None
     path = tmp_path / "OUTCOMES.md"
     path.write_text(SLOW_LAYOUTS[name])
-    assert type(open_log(path, for_write=True)) is LogView
+    assert type(open_log(path)) is LogView
 
 
 def test_store_into_each_layout(tmp_path: Path) -> None:

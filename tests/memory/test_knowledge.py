@@ -355,3 +355,31 @@ def test_preference_recall_filters() -> None:
     assert ids(signal="corrective") == ["D-002"]
     assert ids(decision_point="review-verdict") == ["D-001"]
     assert ids(agent="dev", branch="main") == ["D-002"]
+
+
+def test_updating_a_fix_rewrites_the_row_in_its_own_table_columns(tmp_path: Path) -> None:
+    legacy = (
+        "| ID | Date | Error Signature | Fix | Agent | Resolved | Tags |\n|---|---|---|---|---|---|---|\n"
+        "| E-001 | 2026-01-01 | TypeError: cannot read property 'foo' of undefined in src/app.ts | guess | dev | false | ts |\n"
+    )
+    paths = project(
+        tmp_path, "ERRORS.md", legacy + "\n" + ERRORS.template[ERRORS.template.index("## Errors") :]
+    )
+    updated = add_knowledge(
+        paths,
+        ERRORS,
+        error(
+            "TypeError: cannot read property 'foo' of undefined in src/app.ts", "optional chaining"
+        ),
+        today=TODAY,
+        branch="main",
+    )
+    assert updated.action == "updated"
+    [record] = read_knowledge(ERRORS, paths.errors).records
+    assert record.values["error_signature"].startswith("TypeError: cannot read property 'foo'")
+    assert (record.values["fix"], record.values["agent"], record.tags) == (
+        "optional chaining",
+        "dev",
+        ["ts"],
+    )
+    assert record.resolved

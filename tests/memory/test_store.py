@@ -187,3 +187,21 @@ def test_write_failure_keeps_the_old_file_and_carries_the_record(
     assert "| O-002 |" in caught.value.record_text and "lost?" in caught.value.record_text
     assert caught.value.data["record"]["summary"] == "lost?"
     assert [p.name for p in path.parent.iterdir()] == ["OUTCOMES.md"]  # no temp file left
+
+
+@pytest.mark.parametrize(
+    "archive",
+    [
+        b"## Phase 1 \xe9 Shipped 2026-01-01\nagent: a\n| O-050 | x |\n",
+        b"| just | garbage |\nno table\n",
+    ],
+)
+def test_an_unreadable_archive_stops_the_store_instead_of_reusing_ids(
+    tmp_path: Path, archive: bytes
+) -> None:
+    memory = tmp_path / ".planning/memory"
+    memory.mkdir(parents=True)
+    (memory / "ARCHIVE.md").write_bytes(archive)
+    with pytest.raises(InputError, match=r"ARCHIVE\.md could not be parsed"):
+        store(tmp_path)
+    assert not (memory / "OUTCOMES.md").exists()
