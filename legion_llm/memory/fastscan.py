@@ -35,7 +35,7 @@ class StoreScan:
     def has_agent_task(self, agents: list[str], task_types: list[str]) -> bool:
         """Is there a row whose Agent cell names one of `agents` and whose Task Type cell one of
         `task_types` (cells may hold comma lists)?"""
-        return has_agent_task(self.data, agents, task_types)
+        return has_agent_task(self.data, agents, task_types, self.columns.index("agent"))
 
     def with_row(self, row: str) -> list[bytes | memoryview]:
         """The new file as chunks: the old bytes around the inserted row line."""
@@ -45,10 +45,12 @@ class StoreScan:
         return [view[:at], before + row.encode("utf-8") + self.newline, view[at:]]
 
 
-def has_agent_task(data: bytes, agents: list[str], task_types: list[str]) -> bool:
+def has_agent_task(
+    data: bytes, agents: list[str], task_types: list[str], agent_column: int
+) -> bool:
     """Search from the agent's name (a literal the regex engine finds fast), then check that the
-    name is a whole list item and that the next cell holds the task type. Case-sensitive, like
-    the comparison of parsed records."""
+    name is a whole list item in the Agent column and that the next cell holds the task type.
+    Case-sensitive, like the comparison of parsed records."""
     for agent in agents:
         for task in task_types:
             pattern = (
@@ -56,9 +58,17 @@ def has_agent_task(data: bytes, agents: list[str], task_types: list[str]) -> boo
                 + re.escape(task.encode()) + rb"[ \t]*(?:,[^|\n]*)?\|"
             )  # fmt: skip
             for match in re.finditer(pattern, data):
-                if match.start() == 0 or data[match.start() - 1] not in _WORD:
+                start = match.start()
+                whole_item = start == 0 or data[start - 1] not in _WORD
+                if whole_item and _column_at(data, start) == agent_column:
                     return True
     return False
+
+
+def _column_at(data: bytes, offset: int) -> int:
+    """Index of the table cell holding `offset` (cells before it end with an unescaped pipe)."""
+    before = data[_line_start(data, offset) : offset]
+    return before.count(b"|") - before.count(b"\\|") - 1
 
 
 def _line_start(data: bytes, offset: int) -> int:
@@ -74,7 +84,7 @@ def scan_for_store(data: bytes, known_columns: tuple[str, ...]) -> StoreScan | N
         start = match.start() + 1  # the separator line, after its leading newline
         header = data[_line_start(data, start - 1) : start].decode("utf-8", "replace")
         headers.append([column_key(c) for c in split_row(header) or []])
-    if any(_unsupported(columns, known_columns) for columns in headers):
+    if any(_unsupported(columns, known_columns) or columns != headers[-1] for columns in headers):
         return None
     insert_at = _after_last_row(data, separators[-1].end())
     newline = b"\r\n" if b"\r\n" in data[: separators[0].end() + 2] else b"\n"

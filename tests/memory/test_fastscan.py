@@ -42,7 +42,8 @@ SLOW_LAYOUTS = {
 PROBES = [
     (["alpha"], ["tooling"]), (["beta-two"], ["ci-cd"]), (["beta"], ["ci-cd"]), (["two"], ["ci-cd"]),
     (["gamma"], ["backend"]), (["gamma"], ["back"]), (["alpha"], ["backend"]), (["delta"], ["web"]),
-    (["Gamma"], ["backend"]), (["nobody"], ["backend"]),
+    (["Gamma"], ["backend"]), (["nobody"], ["backend"]), (["x"], ["a \\| b"]), (["y"], ["c"]),
+    (["main"], ["1"]), (["success"], ["2"]),
 ]  # fmt: skip
 
 
