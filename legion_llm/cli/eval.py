@@ -17,7 +17,7 @@ from legion_llm.cli import eval_errors, learn_eval
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.eval_log import write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
-from legion_llm.cli.render import rich_print, table
+from legion_llm.cli.render import plain, rich_print, table
 
 if TYPE_CHECKING:
     from legion_llm.evals.compaction import EvalRun
@@ -106,7 +106,7 @@ def _human(run: EvalRun, log: Path) -> None:
     table("Compaction eval", columns, rows)
     summary = run.summary()
     verdict = "[green]all gates pass[/green]" if run.passed else "[red]gates FAILED[/red]"
-    rich_print(f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {log}")
+    rich_print(f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {plain(str(log))}")
 
 
 app.command("distill")(learn_eval.eval_distill)

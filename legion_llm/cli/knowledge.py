@@ -21,7 +21,7 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt
-from legion_llm.cli.render import rich_print, table
+from legion_llm.cli.render import plain, rich_print, table
 from legion_llm.errors import UsageError
 from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES, KnowledgeKind, read_knowledge
 from legion_llm.memory.knowledge_recall import KnowledgeQuery, recall_knowledge
@@ -372,6 +372,6 @@ def signals_result(c: Common, task_types: list[str], agents: list[str]) -> Comma
             [[p["id"], p["pattern"], p["reuse_criteria"]] for p in data["patterns"]],
         )
         if data["claude_code"]["note"]:
-            rich_print(f"Claude Code memory suggests:\n{data['claude_code']['note']}")
+            rich_print(f"Claude Code memory suggests:\n{plain(data['claude_code']['note'])}")
 
     return CommandResult("signals", data, human, warnings)

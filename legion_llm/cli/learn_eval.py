@@ -36,7 +36,7 @@ def _rows(summary: dict[str, Any], gates: dict[str, dict[str, float]]) -> list[l
 
 
 def _finish(suite: str, run: Any, session: Any, out: Path | None, c: Any) -> None:
-    from legion_llm.cli.render import rich_print, table
+    from legion_llm.cli.render import plain, rich_print, table
     from legion_llm.llm.prompts import load_prompt
 
     prompt = {"distill": "distill-patterns", "learnings": "extract-learnings"}[suite]
@@ -58,7 +58,7 @@ def _finish(suite: str, run: Any, session: Any, out: Path | None, c: Any) -> Non
             if not failed
             else "[red]FAILED: " + "; ".join(failed) + "[/red]"
         )
-        rich_print(f"{verdict}; log: {path}")
+        rich_print(f"{verdict}; log: {plain(str(path))}")
 
     result = CommandResult(f"eval {suite}", data, human, session.warnings, 0 if run.passed else 1)
     finish(result, c)

@@ -41,18 +41,27 @@ def emit(result: CommandResult, as_json: bool) -> int:
 
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a readable table with rich."""
+    from rich.markup import escape
     from rich.table import Table
 
     view = Table(title=title, show_lines=False, expand=False)
     for column in columns:
         view.add_column(column, overflow="fold")
     for row in rows:
-        view.add_row(*("" if v is None else str(v) for v in row))
+        view.add_row(*("" if v is None else escape(str(v)) for v in row))
     _console().print(view)
 
 
 def rich_print(text: str) -> None:
+    """Print rich markup written by us; data inside it must go through `plain()`."""
     _console().print(text)
+
+
+def plain(text: str) -> str:
+    """Data (from memory files, the user) made safe to embed in rich markup."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def _console() -> Console:

@@ -257,3 +257,14 @@ def test_task_type_from_catalog_option_env_and_default_path(
 def test_branch_is_unknown_outside_git(cli: Any, project: Path) -> None:
     result = add(cli, project, "s", "--json")
     assert result.json["data"]["record"]["branch"] == "unknown"
+
+
+def test_brackets_in_memory_text_are_shown_not_interpreted(cli: Any, project: Path) -> None:
+    added = cli("outcomes", "add", "--phase", "2", "--plan", "02-01", "--agent", "[/red]", "--outcome", "success",
+                "--summary", "[/bold] and [red]kept[/red]", "--root", project)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    for args in (["outcomes", "recall"], ["briefing"]):
+        shown = cli(*args, "--root", project)
+        assert shown.exit_code == 0, shown.stderr
+    recalled = cli("outcomes", "recall", "--root", project)
+    assert "[red]kept[/red]" in " ".join(recalled.stdout.split())
