@@ -108,8 +108,13 @@ def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
     return exc.exit_code
 
 
+def _text_arg(arg: str) -> str:
+    """Bytes that are not UTF-8 (shell output pasted as an argument) become U+FFFD."""
+    return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else list(argv)
+    args = [_text_arg(a) for a in (sys.argv[1:] if argv is None else argv)]
     as_json = "--json" in args
     try:
         only = args[0] if args and args[0] in COMMANDS else None
@@ -126,6 +131,9 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except OSError as exc:
         stderr_line(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        code = EXIT_BAD_INPUT
+    except UnicodeDecodeError as exc:  # a file that is not text; NotUtf8Error names it
+        stderr_line(f"error: {exc}")
         code = EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line for the user; LEGION_LLM_DEBUG=1 shows the traceback
         if os.environ.get("LEGION_LLM_DEBUG"):

@@ -185,6 +185,12 @@ def errors_add(
     _add(c, ERRORS, values, LazySession(c, engine, model, max_cost))
 
 
+def read_stdin() -> str:
+    """Standard input as text; bytes that are not UTF-8 become U+FFFD."""
+    raw = getattr(sys.stdin, "buffer", None)
+    return raw.read().decode("utf-8", "replace") if raw is not None else sys.stdin.read()
+
+
 @errors_app.command("match")
 def errors_match(
     error_text: Annotated[str | None, typer.Argument(help="The error text (or --stdin).")] = None,
@@ -198,7 +204,7 @@ def errors_match(
     json_: JsonOpt = False,
 ) -> None:
     """Known fixes for an error, best first; the engine decides only the close calls."""
-    text = sys.stdin.read() if stdin else error_text
+    text = read_stdin() if stdin else error_text
     if not text or not text.strip():
         raise UsageError("give the error text as an argument or with --stdin")
     c = common(root, today, json_)

@@ -9,7 +9,18 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from legion_llm.errors import LegionError
+from legion_llm.errors import InputError, LegionError
+
+
+class NotUtf8Error(UnicodeDecodeError):
+    """A UnicodeDecodeError that names the file (the CLI prints it as one line)."""
+
+    def __init__(self, path: Path, cause: UnicodeDecodeError) -> None:
+        super().__init__(cause.encoding, cause.object, cause.start, cause.end, cause.reason)
+        self.path = path
+
+    def __str__(self) -> str:
+        return f"{self.path} is not UTF-8 text (byte {self.start}: {self.reason})"
 
 
 def read_text(path: Path) -> str | None:
@@ -20,12 +31,23 @@ def read_text(path: Path) -> str | None:
             return handle.read()
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except UnicodeDecodeError as exc:
+        raise NotUtf8Error(path, exc) from None
 
 
 def ensure_inside(path: Path, root: Path) -> Path:
+    """The resolved path; a write outside the root is refused (a bug or a hostile argument)."""
     resolved = path.resolve()
     if not resolved.is_relative_to(root.resolve()):
         raise LegionError(f"refusing to write {path}: it is outside the project root {root}")
+    return resolved
+
+
+def require_inside(path: Path, root: Path) -> Path:
+    """The resolved path of an input (a phase or mission folder) that must be in the project."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise InputError(f"{path} is outside the project root {root}")
     return resolved
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from legion_llm.errors import InputError
 from legion_llm.memory.extract import ids_in_line, normalise
-from legion_llm.memory.files import read_text
+from legion_llm.memory.files import read_text, require_inside
 from legion_llm.memory.planning import phase_key
 from legion_llm.memory.table import parse_markdown
 
@@ -303,6 +303,7 @@ def find_phase(root: Path, spec: str) -> Phase:
     planning = planning_dir(root)
     as_path = _as_path(spec, root)
     if as_path is not None:
+        require_inside(as_path, root)
         return load_phase(as_path, _planning_of(as_path, planning))
     folders = phase_folders(planning)
     if PHASE_DIR_RE.match(spec) and not re.fullmatch(r"\d+(?:\.\d+)?", spec):

@@ -138,7 +138,7 @@ def salient(text: str) -> str:
 
 def fingerprint(text: str) -> str:
     """sha1 of the normalised, case-folded salient signature: equal for the same error."""
-    return hashlib.sha1(normalise(salient(text)).casefold().encode()).hexdigest()
+    return hashlib.sha1(normalise(salient(bounded(text))).casefold().encode("utf-8", "replace")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -172,13 +172,29 @@ class Features:
     subjects: frozenset[str]
 
 
+MAX_TEXT = 64_000  # a pasted log is matched on its first and last 32,000 characters
+MAX_LINE = 1_000  # no error line needs more; normalising one grows faster than its length
+
+
+def bounded(text: str) -> str:
+    """Compiler output names the error first, a traceback last: keep both ends of a huge text,
+    and the start of each very long line."""
+    if len(text) > MAX_TEXT:
+        half = MAX_TEXT // 2
+        text = text[:half] + "\n" + text[-half:]
+    if any(len(line) > MAX_LINE for line in text.split("\n")):
+        text = "\n".join(line[:MAX_LINE] for line in text.split("\n"))
+    return text
+
+
 def features(text: str) -> Features:
+    text = bounded(text)
     lines, context = split_salient(text)
     norm = normalise("\n".join(lines) if lines else text.strip())
     sal = tokens(norm)
     ctx = tokens(normalise("\n".join(context[:MAX_CONTEXT_LINES])))
     return Features(
-        hashlib.sha1(norm.casefold().encode()).hexdigest(),
+        hashlib.sha1(norm.casefold().encode("utf-8", "replace")).hexdigest(),
         sal,
         {t: k for t, k in ctx.items() if t not in sal},
         frozenset(t for t, kind in sal.items() if kind == CODE),

@@ -62,8 +62,7 @@ class Prepared:
 
 def prepare(phase: Phase) -> Prepared:
     """Read the plan summaries (never modified) and extract what must survive."""
-    texts = [(pid, path.name, normalise(path.read_text(encoding="utf-8")))
-             for pid, path in phase.summaries]  # fmt: skip
+    texts = [(pid, path.name, normalise(read_text(path) or "")) for pid, path in phase.summaries]
     facts = phase_facts(texts, phase.roadmap.requirement_ids)
     roadmap = read_text(phase.roadmap.path) if phase.roadmap.path else None
     docs = tuple(PlanDoc(plan, text) for plan, (_, _, text) in zip(facts.plans, texts, strict=True))

@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from legion_llm.errors import InputError
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineCall, offline_step
+from legion_llm.memory.files import require_inside
 from legion_llm.memory.learnings import Learning, LearningSet, read_learnings, tag_problems
 from legion_llm.memory.learnings_write import apply, confirmed_by, reinforce, rewrite, write_new
 from legion_llm.memory.topics import TopicIndex, identifiers, topic_terms, words
@@ -234,10 +234,7 @@ def _distinct(learning: Learning, related: Learning) -> Learning:
 def run_extract(
     paths: MemoryPaths, folder: Path, engine: Engine, *, now: str, dry_run: bool = False
 ) -> ExtractResult:
-    resolved = folder.resolve()
-    if not resolved.is_relative_to(paths.root.resolve()):
-        raise InputError(f"{folder} is outside the project root {paths.root}")
-    mission = read_mission(resolved)
+    mission = read_mission(require_inside(folder, paths.root))
     existing = read_learnings(paths.learnings_dir)
     result = ExtractResult(mission.source, mission.kind, dry_run)
     result.warnings = [*mission.warnings, *existing.warnings]
