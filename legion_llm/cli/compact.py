@@ -13,6 +13,7 @@ import typer
 
 from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.render import usage_line
 from legion_llm.errors import UsageError
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -
         f"id(s) and {len(result.facts.paths)} path(s); repaired {len(result.repaired)}; "
         f"engine {result.engine}{' (fell back)' if result.fell_back else ''}"
     )
+    lines.append(usage_line(data["usage"]))
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from legion_llm.cli.common import (
     finish,
 )
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.render import usage_line
 
 CatalogOpt = Annotated[
     Path | None,
@@ -74,9 +75,4 @@ def _human(data: dict[str, Any]) -> None:
         print(f"{verb} {record.get('id') or 'P-new'}: {record['pattern']} [{record['source']}]")
     for item in data["skipped"]:
         print(f"Skipped: {item['pattern']} ({item['reason']})")
-    usage = data["usage"]
-    print(
-        f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
-        f"offline, {usage['input_tokens']} in / "
-        f"{usage['output_tokens']} out tokens, about ${usage['estimated_cost_usd']:.4f}"
-    )
+    print(usage_line(data["usage"]))

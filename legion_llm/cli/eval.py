@@ -106,7 +106,9 @@ def _human(run: EvalRun, log: Path) -> None:
     table("Compaction eval", columns, rows)
     summary = run.summary()
     verdict = "[green]all gates pass[/green]" if run.passed else "[red]gates FAILED[/red]"
-    rich_print(f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {plain(str(log))}")
+    rich_print(
+        f"{summary['passed']}/{summary['cases']} cases pass, {verdict}; log: {plain(str(log))}"
+    )
 
 
 app.command("distill")(learn_eval.eval_distill)

@@ -21,7 +21,7 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt
-from legion_llm.cli.render import plain, rich_print, table
+from legion_llm.cli.render import plain, rich_print, table, usage_line
 from legion_llm.errors import UsageError
 from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES, KnowledgeKind, read_knowledge
 from legion_llm.memory.knowledge_recall import KnowledgeQuery, recall_knowledge
@@ -66,6 +66,8 @@ def add_result(
         stored.warnings.extend(llm.session.warnings)
     verbs = {"added": "Stored", "existing": "Already known as", "updated": "Updated the fix of"}
     human = f"{verbs[stored.action]} {stored.record.id} in .planning/memory/{kind.file_name}"
+    if "usage" in data:
+        human += "\n" + usage_line(data["usage"])
     return CommandResult(f"{kind.name} add", data, human, stored.warnings)
 
 
@@ -231,6 +233,8 @@ def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandR
 
     def human() -> None:
         table("errors match", columns, rows)
+        if llm.session is not None:
+            print(usage_line(llm.session.usage()))
 
     return CommandResult("errors match", data, human, warnings)
 

@@ -19,6 +19,7 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.render import usage_line
 
 if TYPE_CHECKING:
     from legion_llm.memory.learnings import Learning
@@ -158,9 +159,4 @@ def _human(data: dict[str, Any]) -> None:
         print(f"  {'would reinforce' if dry else 'reinforced'} {item['file']}: {changes}")
     for item in data["skipped"]:
         print(f"  skipped ({item['action']}): {item['title']}: {item.get('reason', '')}")
-    usage = data["usage"]
-    print(
-        f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
-        f"offline, {usage['input_tokens']} in / "
-        f"{usage['output_tokens']} out tokens, about ${usage['estimated_cost_usd']:.4f}"
-    )
+    print(usage_line(data["usage"]))

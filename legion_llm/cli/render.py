@@ -72,3 +72,12 @@ def _console() -> Console:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(highlight=False, width=140)
     return console
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    """The one line every LLM command prints: engine, calls, tokens, estimated cost."""
+    return (
+        f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
+        f"offline, {usage['input_tokens']} in / {usage['output_tokens']} out tokens, "
+        f"about ${usage['estimated_cost_usd']:.4f}"
+    )
