@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from legion_llm.llm.engine import Engine
+from legion_llm.llm.errors import BudgetExceededError
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.knowledge import KnowledgeRecord
 from legion_llm.memory.knowledge_store import Decide, candidates_of
@@ -74,7 +75,11 @@ def adjudicate(engine: Engine, error_text: str, match: Match) -> tuple[bool, str
         "stored_error": _clip(match.candidate.signature),
         "known_fix": match.candidate.fix or "(none recorded)",
     }
-    answer = engine.ask(RootCauseVerdict, PROMPT, variables, context=match)
+    try:
+        answer = engine.ask(RootCauseVerdict, PROMPT, variables, context=match)
+    except BudgetExceededError as exc:  # a close call is optional: the offline rule decides it
+        engine.notices.add(f"notice: {exc.message}; the offline rule decides the close calls")
+        return decide_offline(match), "offline", "cost cap reached"
     decided_by = "offline" if answer.engine == "offline" else "claude"
     return answer.output.same_root_cause, decided_by, answer.output.reason
 

@@ -148,3 +148,14 @@ def test_cli_errors_match_json_and_stdin(
     piped = cli("errors", "match", "--stdin", "--json", "--engine", "offline", "--root", project)
     assert [m["id"] for m in piped.json["data"]["matches"]] == ["E-002"]
     assert cli("errors", "match", "--root", project).exit_code == 2
+
+
+def test_a_cost_cap_below_one_call_lets_the_offline_rule_decide(
+    api: respx.MockRouter, claude: Any, collected: Notices
+) -> None:
+    route = api.post("/v1/messages").mock(side_effect=[verdict_reply(False)])
+    engine = claude(max_cost_usd=0.0)
+    [judged] = match_error(records(), BAND_QUERY, engine, limit=1)
+    assert (judged.decided_by, judged.same) == ("offline", True)
+    assert route.call_count == 0
+    assert any("offline rule decides the close calls" in m for m in collected.messages)
