@@ -41,6 +41,15 @@ MAX_TAGS = 5
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 
 
+def _starts_another(line: str) -> bool:
+    """A line the reader takes as the start of a learning: a `# Title` or a frontmatter fence."""
+    return (
+        line.startswith("# ")
+        or line.rstrip() in ("#",)
+        or re.fullmatch(r"-{3,}\s*", line) is not None
+    )
+
+
 def validate_new(learning: Learning) -> Learning:
     """Check a learning about to be written; returns it cleaned, raises InputError otherwise."""
     clean = replace(
@@ -61,6 +70,10 @@ def validate_new(learning: Learning) -> Learning:
         problems.append("title must be one line of 1-120 characters")
     if not clean.body:
         problems.append("body must not be empty")
+    if any(_starts_another(line) for line in clean.body.split("\n")):
+        problems.append(
+            "body must not hold a '# ' heading or '---' line (either starts another learning)"
+        )
     if "\n" in clean.source or len(clean.source) > 120:
         problems.append("source must be one short line")
     if problems:

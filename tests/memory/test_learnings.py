@@ -384,3 +384,24 @@ def test_rewrite_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> Non
     with pytest.raises(WriteFailedError, match="changed while learnings were extracted"):
         rewrite(folder, tmp_path, parsed)
     assert path.read_text() == edited
+
+
+@pytest.mark.parametrize(
+    "body", ["Line `x.py`\n\n# Injected title\n\nmore", "---\ntags: [a]\n---", "text\n----\nmore"]
+)
+def test_a_body_that_would_start_another_learning_is_refused(tmp_path: Path, body: str) -> None:
+    from legion_llm.memory.learnings_write import write_new
+
+    folder = tmp_path / ".mission-control" / "memory"
+    learning = Learning(
+        "Body test",
+        body,
+        ["vitest", "monorepo"],
+        "manual",
+        "2026-01-02T00:00:00Z",
+        "medium",
+        "gotcha",
+    )
+    with pytest.raises(InputError, match="starts another learning"):
+        write_new(folder, tmp_path, learning)
+    assert not folder.exists() or not list(folder.iterdir())
