@@ -201,3 +201,34 @@ def test_cli_eval_commands(cli: Any, tmp_path: Path) -> None:
     )
     assert outside.exit_code == 1 and "outside the project root" in outside.stderr
     assert not (tmp_path.parent / "x.json").exists()
+
+
+def test_a_broken_or_empty_fixture_fails_the_gates_instead_of_passing(
+    cli: Any, tmp_path: Path
+) -> None:
+    junk = tmp_path / "junk"
+    (junk / "a").mkdir(parents=True)
+    (junk / "a" / "expected.json").write_text("{")
+    (junk / "b").mkdir()
+    (junk / "b" / "expected.json").write_text("{}")
+    for suite in ("distill", "compaction"):
+        result = cli(
+            "eval", suite, "--fixtures", junk, "--engine", "offline", "--json", "--root", tmp_path
+        )
+        assert result.exit_code == 1, (suite, result.stderr)
+        assert result.json["data"]["passed"] is False
+
+
+def test_an_out_path_outside_the_root_is_refused_before_the_run(cli: Any, tmp_path: Path) -> None:
+    result = cli(
+        "eval",
+        "errors",
+        "--engine",
+        "offline",
+        "--out",
+        tmp_path.parent / "outside.json",
+        "--root",
+        tmp_path,
+    )
+    assert result.exit_code == 1 and "outside the project root" in result.stderr
+    assert not (tmp_path.parent / "outside.json").exists()

@@ -15,7 +15,7 @@ import typer
 
 from legion_llm.cli import eval_errors, learn_eval
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
-from legion_llm.cli.eval_log import write_eval_log
+from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import plain, rich_print, table
 
@@ -74,6 +74,7 @@ def compaction(
     dataset, _ = load_definition()
     folder = fixtures or dataset
     total = len(load_cases(folder)) if folder else 0
+    check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     with progress(total, "compaction", json_) as on_case:
         run = run_compaction_eval(session.engine, folder, today=c.today, on_case=on_case)

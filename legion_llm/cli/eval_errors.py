@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, common, finish
-from legion_llm.cli.eval_log import write_eval_log
+from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import table
 
@@ -40,6 +40,7 @@ def errors_eval_cmd(
     from legion_llm.pipeline.errmatch import PROMPT, adjudicate
 
     c = common(root, None, json_)
+    check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     result = run_errors_eval(
         fixtures, lambda text, match: adjudicate(session.engine, text, match)[0]

@@ -10,6 +10,14 @@ from typing import Any
 from legion_llm.cli.common import Common
 
 
+def check_out(c: Common, out: Path | None) -> None:
+    """Refuse an --out outside the root before the suite runs (a paid run must not lose its log)."""
+    from legion_llm.memory.files import ensure_inside
+
+    if out is not None:
+        ensure_inside(out if out.is_absolute() else c.root / out, c.root)
+
+
 def write_eval_log(
     c: Common, suite: str, engine: str, out: Path | None, log: dict[str, Any]
 ) -> Path:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, common, finish
-from legion_llm.cli.eval_log import write_eval_log
+from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 
 app = typer.Typer(no_args_is_help=True, help="Distillation and learnings evals.")
@@ -78,6 +78,7 @@ def eval_distill(
     from legion_llm.evals.distill import run_distill_eval
 
     c = common(root, None, json_)
+    check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     run = run_distill_eval(session.engine, fixtures)
     _finish("distill", run, session, out, c)
@@ -98,6 +99,7 @@ def eval_learnings(
     from legion_llm.evals.learnings import run_learnings_eval
 
     c = common(root, None, json_)
+    check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     run = run_learnings_eval(session.engine, fixtures)
     _finish("learnings", run, session, out, c)

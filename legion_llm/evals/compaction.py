@@ -17,7 +17,6 @@ band's top: the spec tells the compactor to drop such output, so no lower bound 
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import tomllib
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
+from legion_llm.evals.gates import read_expected
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.extract import ids_present, path_present
@@ -59,8 +59,7 @@ def load_cases(fixtures: Path) -> list[Case]:
         raise InputError(f"fixtures folder {fixtures} does not exist")
     cases = []
     for folder in sorted(p for p in fixtures.iterdir() if (p / "expected.json").is_file()):
-        expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
-        cases.append(Case(folder.name, folder, expected))
+        cases.append(Case(folder.name, folder, read_expected(folder / "expected.json")))
     if not cases:
         raise InputError(f"no fixture phases (folders with expected.json) in {fixtures}")
     return cases

@@ -21,7 +21,6 @@ rows actually written against the ground truth (not against the pipeline's own c
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from legion_llm.errors import InputError
-from legion_llm.evals.gates import GatedRun
+from legion_llm.evals.gates import GatedRun, read_expected
 from legion_llm.llm.engine import Engine
 from legion_llm.memory.distill_candidates import is_review
 from legion_llm.memory.knowledge import PATTERNS, read_knowledge
@@ -77,7 +76,7 @@ def load_cases(folder: Path) -> list[Case]:
     if not folder.is_dir():
         raise InputError(f"fixtures folder {folder} does not exist")
     cases = [
-        Case(p.name, p, json.loads((p / "expected.json").read_text(encoding="utf-8")))
+        Case(p.name, p, read_expected(p / "expected.json"))
         for p in sorted(folder.iterdir())
         if (p / "expected.json").is_file()
     ]
@@ -160,6 +159,10 @@ class CaseResult:
 
 
 def solve_and_score(case: Case, engine: Engine, definition: Definition) -> CaseResult:
+    if "_invalid" in case.expected:
+        raise InputError(case.expected["_invalid"])
+    if not (case.folder / ".planning/memory/OUTCOMES.md").is_file():
+        raise InputError(f"{case.name} has no .planning/memory/OUTCOMES.md")
     result = CaseResult(case.name, expected=len(case.expected.get("should", [])))
     with tempfile.TemporaryDirectory(prefix="legion-distill-eval-") as tmp:
         root = Path(tmp) / case.name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any, ClassVar
 
 
@@ -39,6 +40,8 @@ class GatedRun:
         raise NotImplementedError
 
     def failed_gates(self) -> list[str]:
+        if not self.cases:
+            return ["no cases: nothing was scored"]
         return failed_gates(self.summary(), self.gates, offline=self.engine == "offline")
 
     @property
@@ -56,3 +59,14 @@ class GatedRun:
             "duration_s": self.duration_s,
             "cases": [asdict(c) for c in self.cases],
         }
+
+
+def read_expected(path: Path) -> dict[str, Any]:
+    """A case's expected.json; a broken one becomes {"_invalid": why}, so the case fails alone."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return {"_invalid": f"{path.name}: {exc}"}
+    return data if isinstance(data, dict) else {"_invalid": f"{path.name} is not a JSON object"}
