@@ -124,8 +124,11 @@ def main(argv: list[str] | None = None) -> None:
         code = _fail(exc, args, as_json)
     except TyperException as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        stderr_line(f"error: {' '.join(message.split())} (see legion-llm --help)")
+        message = " ".join(message.split())
+        stderr_line(f"error: {message} (see legion-llm --help)")
         code = getattr(exc, "exit_code", EXIT_USAGE)
+        if as_json:
+            print(envelope(_command_name(args), {"error": message}, [], ok=False))
     except KeyboardInterrupt:
         stderr_line("error: interrupted")
         code = 130

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -142,6 +144,31 @@ class FastLogView(LogView):
         return self.scan.with_row(row), row
 
 
+@contextlib.contextmanager
+def _locked_or_print(
+    paths: MemoryPaths, data: OutcomeInput, task_type: str, branch: str, today: date
+) -> Iterator[None]:
+    """The memory folder's lock; when it cannot even be created, the record is printed (exit 3)."""
+    try:
+        lock = locked(paths.memory_dir, root=paths.root)
+        lock.__enter__()
+    except OSError as exc:
+        pending = OutcomeRecord(
+            "O-???", today.isoformat(), branch, data.phase.strip(), data.plan.strip(),
+            data.agent.strip(), task_type, data.outcome, compute_importance(data, first_time=False),
+            ", ".join(data.tags), data.summary,
+        )  # fmt: skip
+        raise WriteFailedError(
+            f"could not open {paths.memory_dir}: {exc.strerror or exc}",
+            record_text=row_for(pending, list(OUTCOME_COLUMNS)),
+            data={"record": pending.to_dict()},
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
+
+
 def open_log(path: Path) -> LogView:
     """A view of OUTCOMES.md / ARCHIVE.md for a store; a missing file reads as the empty template.
     Either file unreadable or unparseable stops the store: its IDs could not be known."""
@@ -172,7 +199,7 @@ def add_outcome(
     task_type = resolve_task_type(data.task_type, data.agent, catalog_file)
     branch = data.branch or current_branch(paths.root)
     agents, types = split_list(data.agent), split_list(task_type)
-    with locked(paths.memory_dir, root=paths.root):
+    with _locked_or_print(paths, data, task_type, branch, today):
         current = open_log(paths.outcomes)
         archive = open_log(paths.archive)
         done_before = current.has_agent_task(agents, types) or archive.has_agent_task(agents, types)

@@ -268,3 +268,20 @@ def test_brackets_in_memory_text_are_shown_not_interpreted(cli: Any, project: Pa
         assert shown.exit_code == 0, shown.stderr
     recalled = cli("outcomes", "recall", "--root", project)
     assert "[red]kept[/red]" in " ".join(recalled.stdout.split())
+
+
+def test_a_memory_folder_that_cannot_be_made_prints_the_record(cli: Any, project: Path) -> None:
+    (project / ".planning/memory").write_text("a file where the folder should be")
+    failed = add(cli, project, "keep me too", "--json")
+    assert failed.exit_code == 3
+    assert failed.json["ok"] is False and failed.json["data"]["record"]["summary"] == "keep me too"
+    human = add(cli, project, "keep me too")
+    assert human.exit_code == 3 and "keep me too" in human.stdout and human.stderr.count("\n") == 1
+
+
+def test_usage_errors_with_json_still_print_one_envelope(cli: Any, project: Path) -> None:
+    result = cli("outcomes", "recall", "--limit", "0", "--json", "--root", project)
+    assert result.exit_code == 2
+    assert (
+        result.json["ok"] is False and "greater than or equal to 1" in result.json["data"]["error"]
+    )
