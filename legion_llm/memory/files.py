@@ -4,6 +4,7 @@ guard that refuses any write outside the project root."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -70,6 +71,9 @@ def atomic_write(path: Path, content: str | Sequence[bytes | memoryview], *, roo
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
         mode = _new_file_mode()
+    else:
+        if not os.access(target, os.W_OK):  # a rename would replace a file we may not change
+            raise PermissionError(errno.EACCES, "Permission denied", str(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -137,12 +137,12 @@ def parse_markdown(text: str) -> MarkdownDoc:
             current = None
         elif is_separator_line(line):
             pass  # a stray separator belongs to no table
-        elif current is not None:
-            current.row_lines.append(i)
-        elif i + 1 < n and is_separator_line(lines[i + 1]):
+        elif i + 1 < n and is_separator_line(lines[i + 1]):  # a header, also one repeated mid-table
             current = last = TableBlock([column_key(c) for c in split_row(line) or []], i)
             tables.append(current)
             i += 1
+        elif current is not None:
+            current.row_lines.append(i)
         elif last is not None and len(split_row(line) or []) >= len(last.columns):
             current = last
             current.row_lines.append(i)

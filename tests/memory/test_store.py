@@ -205,3 +205,17 @@ def test_an_unreadable_archive_stops_the_store_instead_of_reusing_ids(
     with pytest.raises(InputError, match=r"ARCHIVE\.md could not be parsed"):
         store(tmp_path)
     assert not (memory / "OUTCOMES.md").exists()
+
+
+def test_a_read_only_log_is_not_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rename of an atomic write would replace a file its owner made read-only."""
+    store(tmp_path)
+    path = tmp_path / ".planning/memory/OUTCOMES.md"
+    before = path.read_bytes()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if Path(p) == path else real_access(p, mode)
+    )
+    with pytest.raises(WriteFailedError, match="Permission denied"):
+        store(tmp_path, summary="not written")
+    assert path.read_bytes() == before

@@ -83,3 +83,12 @@ def test_any_cell_text_survives_write_then_read(values: list[str]) -> None:
     [table] = doc.tables
     [(_, cells)] = list(doc.rows(table))
     assert list(cells.values()) == [normalise_text(v) for v in values]
+
+
+def test_a_header_repeated_mid_table_is_not_a_row() -> None:
+    text = "| A | B |\n|---|---|\n| 1 | 2 |\n| A | B |\n|---|---|\n| 3 | 4 |\n"
+    doc = parse_markdown(text)
+    assert [c for t in doc.tables for _, c in doc.rows(t)] == [
+        {"a": "1", "b": "2"},
+        {"a": "3", "b": "4"},
+    ]
