@@ -6,6 +6,7 @@ become one kind of record; entries keep their own IDs (PAT-, PIT-, PRF-) and are
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from legion_llm.memory.files import read_text
 from legion_llm.memory.learn_entries import LearnEntry, parse_learn_entries
 from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
-from legion_llm.records import id_number, split_list
+from legion_llm.records import split_list
 
 DECISION_POINTS = (
     "review-verdict",
@@ -165,11 +166,12 @@ class KnowledgeFile:
     warnings: list[str] = field(default_factory=list)
 
     def max_id(self) -> int:
-        prefix = self.kind.prefix + "-"
-        numbers = [
-            id_number(r.id) for r in self.records if r.format == "table" and r.id.startswith(prefix)
-        ]
-        return max((n for n in numbers if n is not None), default=0)
+        """The highest `P-NNN` (E-, D-) in any table row of the file, even one the reader skipped
+        (inside a learn entry, say): IDs are never reused."""
+        if self.doc is None:
+            return 0
+        pattern = re.compile(rf"^\s*\|\s*{self.kind.prefix}-(\d+)\s*\|", re.MULTILINE)
+        return max((int(n) for n in pattern.findall(self.doc.text)), default=0)
 
 
 def read_knowledge(kind: KnowledgeKind, path: Path) -> KnowledgeFile:

@@ -383,3 +383,20 @@ def test_updating_a_fix_rewrites_the_row_in_its_own_table_columns(tmp_path: Path
         ["ts"],
     )
     assert record.resolved
+
+
+def test_ids_in_a_table_hidden_inside_a_learn_entry_are_never_reused(tmp_path: Path) -> None:
+    text = (
+        "## PAT-001: Entry with a table right after its bullets\n- **Date**: 2026-03-01\n\n"
+        + PATTERNS.template[PATTERNS.template.index("| ID") :]
+        + "| P-007 | 2026-03-01 | main | a | b | c | d | e |\n"
+    )
+    paths = project(tmp_path, "PATTERNS.md", text)
+    stored = add_knowledge(
+        paths,
+        PATTERNS,
+        {"pattern": "p", "context": "c", "reuse_criteria": "r"},
+        today=TODAY,
+        branch="main",
+    )
+    assert stored.record.id == "P-008"
