@@ -20,6 +20,7 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.render import table
+from legion_llm.config import Settings
 from legion_llm.memory.outcomes import read_outcomes
 from legion_llm.memory.recall import (
     RecallQuery,
@@ -88,8 +89,9 @@ def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> Co
 
     stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_path(c.root, catalog))
     result: dict[str, Any] = {"record": stored.record.to_dict(), "action": "added"}
-    warnings = list(stored.warnings)
-    auto = _auto_prune(c, stored.record_count)
+    settings = c.settings()
+    warnings = list(stored.warnings) + list(settings.warnings)
+    auto = _auto_prune(c, settings, stored.record_count)
     if auto is not None:
         result["auto_prune"] = auto
     record = stored.record
@@ -102,9 +104,8 @@ def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> Co
     return CommandResult("outcomes add", result, human, warnings)
 
 
-def _auto_prune(c: Common, count: int) -> dict[str, Any] | None:
+def _auto_prune(c: Common, settings: Settings, count: int) -> dict[str, Any] | None:
     """Spec §7.5: after a store, prune when memory.auto_prune is on and the log is over threshold."""
-    settings = c.settings()
     if not settings.auto_prune or count <= settings.prune_threshold:
         return None
     from legion_llm.errors import LegionError
@@ -140,7 +141,9 @@ def recall_result(
     query = RecallQuery(tags, agent, task_type, resolve_branch(branch, c.root), limit)
     found = [scored_dict(s) for s in recall(outcomes.records, query, c.today)]
     warnings = list(outcomes.warnings)
-    threshold = c.settings().prune_threshold
+    settings = c.settings()
+    warnings += settings.warnings
+    threshold = settings.prune_threshold
     if len(outcomes.records) > threshold:
         warnings.append(prune_note(len(outcomes.records)))
     data = {"records": found, "total": len(found)}

@@ -72,6 +72,8 @@ def atomic_write(path: Path, content: str | Sequence[bytes | memoryview], *, roo
     except FileNotFoundError:
         mode = _new_file_mode()
     else:
+        if target.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))
         if not os.access(target, os.W_OK):  # a rename would replace a file we may not change
             raise PermissionError(errno.EACCES, "Permission denied", str(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -58,6 +58,8 @@ def validate(kind: KnowledgeKind, values: dict[str, str]) -> dict[str, str]:
         if not clean.get(column):
             raise InputError(f"--{column.replace('_', '-')} must not be empty")
     if kind is PREFERENCES:
+        clean["decision_point"] = clean["decision_point"].lower()
+        clean["signal"] = clean["signal"].lower()
         _one_of("decision-point", clean["decision_point"], DECISION_POINTS)
         _one_of("signal", clean["signal"], SIGNALS)
     if kind is ERRORS:

@@ -84,13 +84,36 @@ def validate_new(learning: Learning) -> Learning:
 # ---------------------------------------------------------------- names and text
 
 
+_DANGLING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+    ]
+)
+
+
 def slug(title: str, limit: int = 60) -> str:
     """A safe kebab-case file stem: ASCII letters and digits joined by `-`, never a path."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     stem = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(stem) > limit:
-        cut = stem[:limit]
-        stem = cut.rsplit("-", 1)[0] if "-" in cut else cut
+        words = stem[: limit + 1].split("-")[:-1] or [stem[:limit]]
+        while len(words) > 2 and words[-1] in _DANGLING:
+            words.pop()
+        stem = "-".join(words)
     return stem or "learning"
 
 

@@ -61,6 +61,8 @@ def validate(data: OutcomeInput) -> OutcomeInput:
     for name in ("phase", "plan", "agent", "summary"):
         if not getattr(data, name).strip():
             raise InputError(f"--{name} must not be empty")
+    if not split_list(data.agent):
+        raise InputError(f"--agent must name an agent, not {data.agent!r}")
     if data.review_cycles < 0 or data.blockers < 0:
         raise InputError("--review-cycles and --blockers must be 0 or more")
     data.outcome = outcome

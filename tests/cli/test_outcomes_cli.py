@@ -285,3 +285,32 @@ def test_usage_errors_with_json_still_print_one_envelope(cli: Any, project: Path
     assert (
         result.json["ok"] is False and "greater than or equal to 1" in result.json["data"]["error"]
     )
+
+
+def test_settings_warnings_reach_recall_and_add(cli: Any, project: Path) -> None:
+    (project / "settings.json").write_text("{broken")
+    added = add(cli, project, "s", "--json")
+    recalled = cli("outcomes", "recall", "--json", "--root", project)
+    for result in (added, recalled):
+        assert result.exit_code == 0
+        assert any("settings.json is not valid JSON" in w for w in result.json["warnings"])
+
+
+def test_agent_that_names_nobody_is_refused(cli: Any, project: Path) -> None:
+    result = cli(
+        "outcomes",
+        "add",
+        "--phase",
+        "1",
+        "--plan",
+        "01-01",
+        "--agent",
+        ", ,",
+        "--outcome",
+        "success",
+        "--summary",
+        "s",
+        "--root",
+        project,
+    )
+    assert result.exit_code == 1 and "--agent must name an agent" in result.stderr
