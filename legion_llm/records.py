@@ -21,6 +21,11 @@ def split_list(cell: str) -> list[str]:
     return items if "" not in items else [item for item in items if item]
 
 
+def lowered(values: list[str]) -> set[str]:
+    """Trimmed, lower-cased, non-empty: how tags, agents and task types are compared."""
+    return {v.strip().lower() for v in values if v.strip()}
+
+
 @dataclass(slots=True)
 class OutcomeRecord:
     id: str | None

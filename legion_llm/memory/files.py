@@ -9,8 +9,9 @@ import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from legion_llm.errors import InputError, LegionError
+from legion_llm.errors import InputError, LegionError, WriteFailedError
 
 
 class NotUtf8Error(UnicodeDecodeError):
@@ -134,3 +135,24 @@ def locked(folder: Path, *, root: Path) -> Iterator[None]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def write_or_fail(
+    path: Path,
+    content: str | Sequence[bytes | memoryview],
+    *,
+    root: Path,
+    record_text: str,
+    record: dict[str, Any],
+) -> None:
+    """Write atomically and check the size on disk; on any failure raise WriteFailedError carrying
+    the record, so the caller prints it and nothing is lost."""
+    failure = f"could not write {path}"
+    try:
+        written = atomic_write(path, content, root=root)
+        if os.stat(path).st_size != written:
+            failure = f"{path} does not hold the new row after writing"
+            raise OSError(failure)
+    except OSError as exc:
+        message = f"{failure}: {exc.strerror}" if exc.strerror else failure
+        raise WriteFailedError(message, record_text=record_text, data={"record": record}) from exc

@@ -13,6 +13,7 @@ from typing import Any
 
 from legion_llm.memory.files import read_text
 from legion_llm.memory.learn_entries import LearnEntry, parse_learn_entries
+from legion_llm.memory.outcomes import unparseable_warning
 from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
 from legion_llm.records import split_list
 
@@ -179,14 +180,10 @@ def read_knowledge(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
     try:
         text = read_text(path)
     except (OSError, UnicodeDecodeError):
-        return KnowledgeFile(kind, path, True, warnings=[_unparseable(path)])
+        return KnowledgeFile(kind, path, True, warnings=[unparseable_warning(path.name)])
     if text is None:
         return KnowledgeFile(kind, path, False)
     return parse_knowledge(kind, path, text)
-
-
-def _unparseable(path: Path) -> str:
-    return f"Warning: {path.name} could not be parsed. Proceeding without memory."
 
 
 def parse_knowledge(kind: KnowledgeKind, path: Path, text: str) -> KnowledgeFile:
@@ -212,7 +209,7 @@ def parse_knowledge(kind: KnowledgeKind, path: Path, text: str) -> KnowledgeFile
             )
     result.records.extend(_entry_record(kind, e) for e in entries)
     if not result.records and result.table is None and text.strip() and "|" in text:
-        return KnowledgeFile(kind, path, True, warnings=[_unparseable(path)])
+        return KnowledgeFile(kind, path, True, warnings=[unparseable_warning(path.name)])
     return result
 
 

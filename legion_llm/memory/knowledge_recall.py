@@ -10,7 +10,7 @@ from typing import Any
 
 from legion_llm.memory.knowledge import ERRORS, KnowledgeRecord
 from legion_llm.memory.scoring import newest_first, parse_date, recency_weight
-from legion_llm.records import id_number
+from legion_llm.records import id_number, lowered
 
 _TOKEN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 _STOPWORDS = frozenset(
@@ -55,14 +55,10 @@ class KnowledgeQuery:
     limit: int = 10
 
 
-def _lower(values: list[str]) -> set[str]:
-    return {v.strip().lower() for v in values if v.strip()}
-
-
 def matches(record: KnowledgeRecord, query: KnowledgeQuery) -> bool:
     values = record.values
     checks = [
-        not query.tags or bool(_lower(query.tags) & _lower(record.tags)),
+        not query.tags or bool(lowered(query.tags) & lowered(record.tags)),
         not query.agent or query.agent.lower() == values.get("agent", "").strip().lower(),
         not query.branch or record.branch == query.branch,
         not query.signal or query.signal.lower() == values.get("signal", "").strip().lower(),
@@ -122,7 +118,7 @@ def topic_score(hit: TopicHit, topic: str) -> int:
     """/legion:learn --recall: tag match 3, summary substring 2, body substring 1."""
     needle = topic.strip().lower()
     words = set(needle.split())
-    tags = _lower(hit.tags)
+    tags = lowered(hit.tags)
     score = 3 if needle in tags or words & tags else 0
     score += 2 if needle in hit.title.lower() else 0
     score += 1 if needle in hit.body.lower() else 0

@@ -7,14 +7,13 @@ uses the deterministic signature matcher; the ambiguous band is settled by a `de
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from legion_llm.errors import InputError, WriteFailedError
-from legion_llm.memory.files import atomic_write, locked
+from legion_llm.errors import InputError
+from legion_llm.memory.files import locked, write_or_fail
 from legion_llm.memory.gitinfo import current_branch
 from legion_llm.memory.knowledge import (
     COLUMN_ALIASES,
@@ -127,7 +126,7 @@ def add_knowledge(
         columns = current.table.columns if current.table else list(kind.columns)
         row = encode_row([_cell(clean, c) for c in columns])
         text = append_rows(current.doc, current.table, [row], template=kind.template)
-        _write(paths, path, text, record, row)
+        write_or_fail(path, text, root=paths.root, record_text=row, record=record.to_dict())
     return StoredKnowledge(record, "added", row, warnings=current.warnings)
 
 
@@ -161,18 +160,7 @@ def _resolve_duplicate(
     lines = list(current.doc.lines)
     lines[record.line_no] = row + current.doc.newline
     result = KnowledgeRecord(record.kind, updated, "table", record.line_no)
-    _write(paths, current.path, "".join(lines), result, row)
+    write_or_fail(
+        current.path, "".join(lines), root=paths.root, record_text=row, record=result.to_dict()
+    )
     return StoredKnowledge(result, "updated", row, decided_by, match.score, current.warnings)
-
-
-def _write(paths: MemoryPaths, path: Path, text: str, record: KnowledgeRecord, row: str) -> None:
-    try:
-        written = atomic_write(path, text, root=paths.root)
-        if os.stat(path).st_size != written:
-            raise OSError(f"{path} does not hold the new row after writing")
-    except OSError as exc:
-        raise WriteFailedError(
-            f"could not write {path}: {exc.strerror or exc}",
-            record_text=row,
-            data={"record": record.to_dict()},
-        ) from exc

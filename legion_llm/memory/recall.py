@@ -10,7 +10,7 @@ from typing import Any
 from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.outcomes import OutcomesFile
 from legion_llm.memory.scoring import MIN_DECAY_SCORE, newest_first, recency_weight
-from legion_llm.records import OutcomeRecord, Scored
+from legion_llm.records import OutcomeRecord, Scored, lowered
 
 
 @dataclass
@@ -29,17 +29,13 @@ def prune_note(count: int) -> str:
     )
 
 
-def _lower_set(values: list[str]) -> set[str]:
-    return {v.strip().lower() for v in values if v.strip()}
-
-
 def matches(record: OutcomeRecord, query: RecallQuery) -> bool:
     """Filters AND-combined; tags match any; multi-valued Agent / Task Type cells match any item."""
-    if query.tags and not _lower_set(query.tags) & _lower_set(record.tags):
+    if query.tags and not lowered(query.tags) & lowered(record.tags):
         return False
-    if query.agent and query.agent.lower() not in _lower_set(record.agents):
+    if query.agent and query.agent.lower() not in lowered(record.agents):
         return False
-    if query.task_type and query.task_type.lower() not in _lower_set(record.task_types):
+    if query.task_type and query.task_type.lower() not in lowered(record.task_types):
         return False
     return not (query.branch and record.branch != query.branch)
 
@@ -121,11 +117,11 @@ def agent_scores(
     query_tags = task_types; real logs carry the task type in its own column, so both count).
     Only agents with at least 2 records; sorted by score, best first.
     """
-    wanted = _lower_set(task_types)
+    wanted = lowered(task_types)
     relevant = [
         score(r, today)
         for r in records
-        if not wanted or wanted & (_lower_set(r.tags) | _lower_set(r.task_types))
+        if not wanted or wanted & (lowered(r.tags) | lowered(r.task_types))
     ]
     relevant = [s for s in relevant if s.score >= MIN_DECAY_SCORE]
     result = []
@@ -155,7 +151,7 @@ def archetype_scores(
     records: list[OutcomeRecord], task_types: list[str], today: date
 ) -> dict[str, dict[str, Any]]:
     """Per Task Type: agents, successRate, totalOutcomes, avgImportance, topAgent (spec names)."""
-    wanted = _lower_set(task_types)
+    wanted = lowered(task_types)
     groups: dict[str, list[Scored]] = defaultdict(list)
     for record in records:
         item = score(record, today)

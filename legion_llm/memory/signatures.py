@@ -138,7 +138,9 @@ def salient(text: str) -> str:
 
 def fingerprint(text: str) -> str:
     """sha1 of the normalised, case-folded salient signature: equal for the same error."""
-    return hashlib.sha1(normalise(salient(bounded(text))).casefold().encode("utf-8", "replace")).hexdigest()
+    return hashlib.sha1(
+        normalise(salient(bounded(text))).casefold().encode("utf-8", "replace")
+    ).hexdigest()
 
 
 @dataclass(frozen=True)

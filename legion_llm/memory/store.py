@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -12,7 +11,7 @@ from pathlib import Path
 from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.catalog import first_task_type, load_catalog
 from legion_llm.memory.fastscan import StoreScan, scan_for_store
-from legion_llm.memory.files import atomic_write, locked
+from legion_llm.memory.files import locked, write_or_fail
 from legion_llm.memory.gitinfo import current_branch
 from legion_llm.memory.outcomes import (
     OUTCOME_COLUMNS,
@@ -219,7 +218,9 @@ def add_outcome(
             summary=data.summary,
         )
         text, row = current.insert(record)
-        _write_or_fail(paths, text, record, row)
+        write_or_fail(
+            paths.outcomes, text, root=paths.root, record_text=row, record=record.to_dict()
+        )
     return StoredOutcome(record, row, current.count() + 1, current.warnings)
 
 
@@ -243,21 +244,3 @@ def insert_row(current: OutcomesFile, record: OutcomeRecord) -> tuple[str, str]:
     if "id" not in columns:
         record.id = None  # the file's table has no ID column: the row carries none
     return append_rows(current.doc, table, [row], template=OUTCOMES_TEMPLATE), row
-
-
-def _write_or_fail(
-    paths: MemoryPaths, content: str | list[bytes | memoryview], record: OutcomeRecord, row: str
-) -> None:
-    """Write atomically, then check that the file on disk is the text holding the new row."""
-    failure = f"could not write {paths.outcomes}"
-    try:
-        written = atomic_write(paths.outcomes, content, root=paths.root)
-        if os.stat(paths.outcomes).st_size != written:
-            failure = f"{paths.outcomes} does not hold the new row after writing"
-            raise OSError(failure)
-    except OSError as exc:
-        raise WriteFailedError(
-            f"{failure}: {exc.strerror or exc}" if exc.strerror else failure,
-            record_text=row,
-            data={"record": record.to_dict()},
-        ) from exc
