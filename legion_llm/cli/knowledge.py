@@ -223,7 +223,6 @@ def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandR
     warnings = list(loaded.warnings)
     if llm.session is not None:
         data["usage"] = llm.session.usage()
-        data["notices"] = list(llm.session.engine.notices.messages)  # e.g. fell back to offline
         warnings += llm.session.warnings
     columns = ["id", "score", "decided_by", "same root cause", "resolved", "fix"]
     rows = [
