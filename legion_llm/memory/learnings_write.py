@@ -255,13 +255,15 @@ def reinforce(
     """The existing learning confirmed by `source`; None when that mission already confirmed it.
 
     A learning in a per-category file shares the file's frontmatter with its neighbours (as
-    /debrief writes them): the frontmatter keeps the source that wrote the file and its tags, its
-    extractedAt and confidence change, and the learning's own section records the confirmation
-    ("Confirmed again in <source>"), which is what later runs check."""
+    /debrief writes them): the frontmatter keeps the source that wrote the file, its tags and its
+    confidence (raising it would raise every neighbour's), only extractedAt changes, and the
+    learning's own section records the confirmation ("Confirmed again in <source>"), which is what
+    later runs check."""
     if confirmed_by(existing, source):
         return None
     mission = source.removeprefix("mission/").strip()
-    confidence = CONFIDENCE_UP.get(existing.confidence, existing.confidence)
+    up = CONFIDENCE_UP.get(existing.confidence, existing.confidence)
+    confidence = existing.confidence if existing.shares_file else up
     merged = existing.tags if existing.shares_file else merge_tags(existing.tags, tags)
     facts = new_facts(existing.body, body)
     text = existing.body

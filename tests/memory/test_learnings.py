@@ -306,7 +306,8 @@ def test_reinforcing_a_learning_in_a_category_file_rewrites_only_its_section(
     apply(found.files["gotchas.md"], done.learning)
     rewrite(tmp_path, tmp_path, found.files["gotchas.md"])
     again = read_learnings(tmp_path).learnings
-    assert again[0].source == "mission-a" and again[0].confidence == "high"  # file's author kept
+    assert again[0].source == "mission-a"  # the file's author is kept
+    assert again[0].confidence == again[1].confidence == "medium"  # a neighbour is not raised
     assert again[0].extracted_at == NOW
     assert again[0].body.endswith("Confirmed again in mission-b.")
     assert confirmed_by(again[0], "mission-b") and not confirmed_by(again[1], "mission-b")
