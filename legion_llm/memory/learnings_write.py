@@ -84,25 +84,15 @@ def validate_new(learning: Learning) -> Learning:
 # ---------------------------------------------------------------- names and text
 
 
-_DANGLING = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-    ]
-)
+_DANGLING = frozenset("a an the and or but to of in on at by for from with that so as".split())  # noqa: SIM905
+
+
+def drop_dangling(words: list[str]) -> list[str]:
+    """Words without a trailing article or preposition (a cut title or name must not end on one)."""
+    words = list(words)
+    while len(words) > 2 and words[-1].lower() in _DANGLING:
+        words.pop()
+    return words
 
 
 def slug(title: str, limit: int = 60) -> str:
@@ -110,10 +100,7 @@ def slug(title: str, limit: int = 60) -> str:
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     stem = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(stem) > limit:
-        words = stem[: limit + 1].split("-")[:-1] or [stem[:limit]]
-        while len(words) > 2 and words[-1] in _DANGLING:
-            words.pop()
-        stem = "-".join(words)
+        stem = "-".join(drop_dangling(stem[: limit + 1].split("-")[:-1] or [stem[:limit]]))
     return stem or "learning"
 
 

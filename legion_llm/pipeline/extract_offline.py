@@ -17,6 +17,7 @@ from typing import Any
 
 from legion_llm.llm.offline import OfflineCall
 from legion_llm.memory.learnings import TAG_RE, VAGUE_TAGS
+from legion_llm.memory.learnings_write import drop_dangling
 from legion_llm.memory.signatures import salient
 from legion_llm.memory.topics import STOP_WORDS, identifiers
 from legion_llm.pipeline.mission_input import Finding, MissionInput
@@ -66,30 +67,6 @@ def title_of(text: str) -> str:
     return first[:1].upper() + first[1:] if re.match(r"[a-z]+\b(?![.(/_:-])", first) else first
 
 
-_DANGLING = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "that",
-        "so",
-        "as",
-    ]
-)
-
-
 def _shorten(text: str) -> str:
     """Cut a long clause at a word: at its last ", " or " and " past half the limit when there is
     one, and never on a dangling article or preposition."""
@@ -97,10 +74,7 @@ def _shorten(text: str) -> str:
     boundary = max(cut.rfind(", "), cut.rfind(" and "))
     if boundary > MAX_TITLE // 2:
         cut = cut[:boundary]
-    words = cut.rstrip(".;:,(").split()
-    while len(words) > 3 and words[-1].lower() in _DANGLING:
-        words.pop()
-    return " ".join(words).rstrip(".;:,(")
+    return " ".join(drop_dangling(cut.rstrip(".;:,(").split())).rstrip(".;:,(")
 
 
 def _sentence(text: str) -> str:
