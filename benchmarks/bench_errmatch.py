@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from legion_llm.memory.signatures import Candidate, SignatureIndex
+from legion_llm.memory.signatures.match import Candidate, SignatureIndex
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
 TARGET_MS = 200.0

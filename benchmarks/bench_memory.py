@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from legion_llm.memory.outcomes import OUTCOMES_TEMPLATE
+from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE
 
 SCRIPT = Path(sys.executable).with_name("legion-llm")
 ESCAPED = " \\| and an escaped pipe"

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from legion_llm.llm.engine import Notices, OfflineEngine
-from legion_llm.memory.extract import plan_facts
-from legion_llm.memory.phases import find_phase, load_phase, phase_context, phase_folders
-from legion_llm.pipeline.compact import check_compacted, compact_phase
+from legion_llm.memory.phases.extract import plan_facts
+from legion_llm.memory.phases.find import find_phase, load_phase, phase_context, phase_folders
+from legion_llm.pipeline.compact.run import check_compacted, compact_phase
 from tests.conftest import REALWORLD
 from tests.pipeline.compaction_cases import TODAY, fingerprint
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from legion_llm.memory.outcomes import read_outcomes
+from legion_llm.memory.outcomes.read import read_outcomes
 from tests.conftest import REALWORLD
 
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
@@ -84,7 +84,7 @@ def test_real_catalog_first_task_types() -> None:
     ],
 )
 def test_current_phase_from_real_state_files(name: str, phase: str) -> None:
-    from legion_llm.memory.planning import current_phase
+    from legion_llm.memory.phases.planning import current_phase
 
     assert current_phase(REALWORLD / name / ".planning/STATE.md") == phase
 
@@ -107,7 +107,7 @@ def test_every_knowledge_file_is_listed() -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_KNOWLEDGE))
 def test_knowledge_files_parse(name: str) -> None:
-    from legion_llm.memory.knowledge import KINDS, read_knowledge
+    from legion_llm.memory.knowledge.read import KINDS, read_knowledge
 
     kind, rows, entries = EXPECTED_KNOWLEDGE[name]
     path = REALWORLD / name
@@ -121,7 +121,7 @@ def test_knowledge_files_parse(name: str) -> None:
 
 
 def test_real_preferences_cells_with_diff_fragments() -> None:
-    from legion_llm.memory.knowledge import PREFERENCES, read_knowledge
+    from legion_llm.memory.knowledge.read import PREFERENCES, read_knowledge
 
     records = read_knowledge(
         PREFERENCES, REALWORLD / "ace027__custom-psa-nolegion/.planning/memory/PREFERENCES.md"

@@ -21,7 +21,7 @@ from legion_llm.evals.errors import (
     share,
     single_link,
 )
-from legion_llm.memory.signatures import Match, SignatureIndex
+from legion_llm.memory.signatures.match import Match, SignatureIndex
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures" / "errors"

@@ -14,11 +14,11 @@ from legion_llm.evals import learnings as learnings_eval
 from legion_llm.evals.gates import failed_gates
 from legion_llm.llm.engine import OfflineEngine
 from legion_llm.llm.offline import OfflineCall, OfflineRegistry
-from legion_llm.memory.learnings import Learning
+from legion_llm.memory.learnings.read import Learning
 from legion_llm.pipeline.distill import PROMPT as DISTILL_PROMPT
 from legion_llm.pipeline.distill import PatternProposals, ProposedPattern, distill_offline
-from legion_llm.pipeline.extract import PROMPT as EXTRACT_PROMPT
-from legion_llm.pipeline.extract import Planned, extract_offline
+from legion_llm.pipeline.learnings.extract import PROMPT as EXTRACT_PROMPT
+from legion_llm.pipeline.learnings.extract import Planned, extract_offline
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -153,7 +153,7 @@ def test_without_verification_the_scorers_catch_the_violations(
 
 def test_a_run_that_writes_duplicates_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Break de-duplication: every proposal becomes a new file. The scorers must notice."""
-    from legion_llm.pipeline import extract
+    from legion_llm.pipeline.learnings import extract
 
     def always_new(self: Any, learning: Learning, source: str, now: str) -> Planned:
         from dataclasses import replace

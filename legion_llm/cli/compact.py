@@ -1,7 +1,7 @@
 """`legion-llm compact PHASE`, `compact --suggest`, `verify-compaction PHASE`, `phase-context PHASE`.
 
-Options are parsed and results rendered here; the work is in legion_llm.memory.phases (finding
-the phase, ROADMAP status, recall) and legion_llm.pipeline.compact (compaction, verification).
+Options are parsed and results rendered here; the work is in legion_llm.memory.phases.find (finding
+the phase, ROADMAP status, recall) and legion_llm.pipeline.compact.run (compaction, verification).
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from legion_llm.errors import UsageError
 
 if TYPE_CHECKING:
     from legion_llm.cli.llm import LLMSession
-    from legion_llm.memory.phases import Phase
-    from legion_llm.pipeline.compact import CompactResult
-    from legion_llm.pipeline.verify import VerifyReport
+    from legion_llm.memory.phases.find import Phase
+    from legion_llm.pipeline.compact.run import CompactResult
+    from legion_llm.pipeline.compact.verify import VerifyReport
 
 PhaseArg = Annotated[str, typer.Argument(help="Phase number (3, 03, 6.1), folder name or path.")]
 
 
 def _phase(c: Common, spec: str) -> Phase:
-    from legion_llm.memory.phases import find_phase
+    from legion_llm.memory.phases.find import find_phase
 
     return find_phase(c.root, spec)
 
@@ -66,7 +66,7 @@ def compact_result(
     c: Common, found: Phase, session: LLMSession, *, force: bool, dry_run: bool
 ) -> CommandResult:
     """`compact PHASE` for the CLI and the MCP server."""
-    from legion_llm.pipeline.compact import compact_phase
+    from legion_llm.pipeline.compact.run import compact_phase
 
     result = compact_phase(found, session.engine, today=c.today, force=force, write=not dry_run)
     data = {**result.as_dict(), "path": _rel(result.path, c), "dry_run": dry_run,
@@ -92,7 +92,7 @@ def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -
 
 
 def suggest_result(c: Common) -> CommandResult:
-    from legion_llm.memory.phases import completed_without_compaction
+    from legion_llm.memory.phases.find import completed_without_compaction
 
     phases = completed_without_compaction(c.root)
     rows = [{"phase": p.key, "folder": _rel(p.folder, c), "name": p.name,
@@ -114,7 +114,7 @@ def verify_compaction_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt 
 
 def verify_result(c: Common, found: Phase) -> CommandResult:
     """`verify-compaction PHASE` for the CLI and the MCP server (exit code 1 when it fails)."""
-    from legion_llm.pipeline.compact import check_compacted
+    from legion_llm.pipeline.compact.run import check_compacted
 
     _, report = check_compacted(found)
     data = {"phase": found.key, "path": _rel(found.compacted_path, c), **report.as_dict()}
@@ -147,7 +147,7 @@ def phase_context_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = Fa
 
 
 def phase_context_result(c: Common, found: Phase) -> CommandResult:
-    from legion_llm.memory.phases import phase_context
+    from legion_llm.memory.phases.find import phase_context
 
     context = phase_context(found)
     data = {"phase": found.key, "folder": _rel(found.folder, c), "source": context.source,

@@ -23,11 +23,11 @@ from legion_llm.cli.common import Common
 from legion_llm.cli.llm import LLMSession, open_session
 from legion_llm.cli.render import rich_print, table
 from legion_llm.memory.catalog import DEFAULT_CATALOG
-from legion_llm.memory.knowledge import ERRORS, read_knowledge
-from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.phases import find_phase
-from legion_llm.memory.recall import RecallQuery, agent_scores, recall
-from legion_llm.memory.store import OutcomeInput, add_outcome
+from legion_llm.memory.knowledge.read import ERRORS, read_knowledge
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.outcomes.recall import RecallQuery, agent_scores, recall
+from legion_llm.memory.outcomes.store import OutcomeInput, add_outcome
+from legion_llm.memory.phases.find import find_phase
 from legion_llm.project import MemoryPaths
 from legion_llm.resources import demo_project_dir
 

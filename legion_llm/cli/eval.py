@@ -68,7 +68,7 @@ def compaction(
     )
     from legion_llm.llm.prompts import load_prompt
     from legion_llm.memory.gitinfo import head_commit
-    from legion_llm.pipeline.compact_offline import PROMPT
+    from legion_llm.pipeline.compact.offline import PROMPT
 
     c = common(root, today, json_)
     dataset, _ = load_definition()

@@ -23,13 +23,19 @@ from legion_llm.cli.common import (
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt
 from legion_llm.cli.render import plain, rich_print, table, usage_line
 from legion_llm.errors import UsageError
-from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES, KnowledgeKind, read_knowledge
-from legion_llm.memory.knowledge_recall import KnowledgeQuery, recall_knowledge
+from legion_llm.memory.knowledge.read import (
+    ERRORS,
+    PATTERNS,
+    PREFERENCES,
+    KnowledgeKind,
+    read_knowledge,
+)
+from legion_llm.memory.knowledge.recall import KnowledgeQuery, recall_knowledge
 
 if TYPE_CHECKING:
     from legion_llm.cli.llm import LLMSession
-    from legion_llm.memory.knowledge_store import Decide
-    from legion_llm.memory.signatures import Match
+    from legion_llm.memory.knowledge.store import Decide
+    from legion_llm.memory.signatures.match import Match
 
 patterns_app = typer.Typer(no_args_is_help=True, help="Reusable patterns (PATTERNS.md).")
 errors_app = typer.Typer(no_args_is_help=True, help="Error signatures and their fixes (ERRORS.md).")
@@ -53,7 +59,7 @@ def add_result(
     c: Common, kind: KnowledgeKind, values: dict[str, str], llm: LazySession | None = None
 ) -> CommandResult:
     """`patterns|errors|preferences add` for the CLI and the MCP server."""
-    from legion_llm.memory.knowledge_store import add_knowledge, offline_decider
+    from legion_llm.memory.knowledge.store import add_knowledge, offline_decider
 
     decide = llm.decider() if llm is not None else offline_decider
     stored = add_knowledge(c.paths, kind, values, today=c.today, decide=decide)
@@ -326,7 +332,7 @@ def recall_topic_cmd(
 
 
 def recall_topic_result(c: Common, topic: str, limit: int) -> CommandResult:
-    from legion_llm.memory.signals import search_topic
+    from legion_llm.memory.knowledge.signals import search_topic
 
     hits, warnings = search_topic(c.paths, topic, limit)
     data = {"topic": topic, "records": hits, "total": len(hits)}
@@ -356,7 +362,7 @@ def signals_cmd(
 
 
 def signals_result(c: Common, task_types: list[str], agents: list[str]) -> CommandResult:
-    from legion_llm.memory.signals import planning_signals
+    from legion_llm.memory.knowledge.signals import planning_signals
 
     data, warnings = planning_signals(c.paths, task_types, agents, c.today)
 

@@ -22,7 +22,7 @@ from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open
 from legion_llm.cli.render import usage_line
 
 if TYPE_CHECKING:
-    from legion_llm.memory.learnings import Learning
+    from legion_llm.memory.learnings.read import Learning
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -57,7 +57,7 @@ def add(
     json_: JsonOpt = False,
 ) -> None:
     """Write one learning file; its name is generated from the title, inside the memory folder."""
-    from legion_llm.memory.learnings import Learning
+    from legion_llm.memory.learnings.read import Learning
 
     c = common(root, today, json_)
     learning = Learning(title, body, split_option(tags), source, now_text(today, c), confidence,
@@ -67,7 +67,7 @@ def add(
 
 def add_result(c: Common, learning: Learning) -> CommandResult:
     """`learnings add` for the CLI and the MCP server."""
-    from legion_llm.memory.learnings_write import write_new
+    from legion_llm.memory.learnings.write import write_new
 
     written = write_new(c.paths.learnings_dir, c.root, learning)
     data = {
@@ -97,8 +97,8 @@ def load(
 
 def load_result(c: Common, goal: str, max_tokens: int, limit: int) -> CommandResult:
     """`learnings load` for the CLI and the MCP server."""
-    from legion_llm.memory.learnings import read_learnings
-    from legion_llm.memory.learnings_load import load_for_goal
+    from legion_llm.memory.learnings.load import load_for_goal
+    from legion_llm.memory.learnings.read import read_learnings
 
     found = read_learnings(c.paths.learnings_dir)
     loaded = load_for_goal(found.learnings, goal, max_tokens=max_tokens, limit=limit)
@@ -135,7 +135,7 @@ def extract_result(
     c: Common, folder: Path, session: LLMSession, now: str, dry_run: bool
 ) -> CommandResult:
     """`learnings extract` for the CLI and the MCP server."""
-    from legion_llm.pipeline.extract import run_extract
+    from legion_llm.pipeline.learnings.extract import run_extract
 
     result = run_extract(c.paths, folder, session.engine, now=now, dry_run=dry_run)
     data: dict[str, Any] = {

@@ -17,8 +17,8 @@ def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = Fals
 
 
 def briefing_result(c: Common) -> CommandResult:
-    from legion_llm.memory.outcomes import read_outcomes
-    from legion_llm.memory.recall import briefing as build_briefing
+    from legion_llm.memory.outcomes.read import read_outcomes
+    from legion_llm.memory.outcomes.recall import briefing as build_briefing
 
     outcomes = read_outcomes(c.paths.outcomes)
     data = build_briefing(outcomes, c.today)
@@ -49,7 +49,7 @@ def prune_cmd(
 
 
 def prune_result(c: Common, dry_run: bool) -> CommandResult:
-    from legion_llm.memory.prune import prune
+    from legion_llm.memory.outcomes.prune import prune
 
     settings = c.settings()
     report = prune(c.paths, settings, c.today, dry_run=dry_run)

@@ -21,8 +21,8 @@ from legion_llm.cli.common import (
 )
 from legion_llm.cli.render import table
 from legion_llm.config import Settings
-from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.recall import (
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.outcomes.recall import (
     RecallQuery,
     agent_scores,
     archetype_scores,
@@ -32,7 +32,7 @@ from legion_llm.memory.recall import (
 )
 
 if TYPE_CHECKING:
-    from legion_llm.memory.store import OutcomeInput
+    from legion_llm.memory.outcomes.store import OutcomeInput
 
 app = typer.Typer(no_args_is_help=True, help="Store and recall task outcomes (OUTCOMES.md).")
 
@@ -70,7 +70,7 @@ def add(
     json_: JsonOpt = False,
 ) -> None:
     """Store one outcome (spec section 3)."""
-    from legion_llm.memory.store import OutcomeInput
+    from legion_llm.memory.outcomes.store import OutcomeInput
 
     c = common(root, today, json_)
     data = OutcomeInput(
@@ -85,7 +85,7 @@ def add(
 def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> CommandResult:
     """`outcomes add` for the CLI and the MCP server: store, auto-prune, the --json data."""
     from legion_llm.memory.catalog import catalog_path
-    from legion_llm.memory.store import add_outcome
+    from legion_llm.memory.outcomes.store import add_outcome
 
     stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_path(c.root, catalog))
     result: dict[str, Any] = {"record": stored.record.to_dict(), "action": "added"}
@@ -109,7 +109,7 @@ def _auto_prune(c: Common, settings: Settings, count: int) -> dict[str, Any] | N
     if not settings.auto_prune or count <= settings.prune_threshold:
         return None
     from legion_llm.errors import LegionError
-    from legion_llm.memory.prune import prune
+    from legion_llm.memory.outcomes.prune import prune
 
     try:
         report = prune(c.paths, settings, c.today)

@@ -30,10 +30,10 @@ from legion_llm.errors import InputError
 from legion_llm.evals.gates import read_expected
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.tokens import count_tokens
-from legion_llm.memory.extract import ids_present, path_present
-from legion_llm.memory.phases import find_phase
-from legion_llm.pipeline.compact import compact_phase, prepare
-from legion_llm.pipeline.compact_render import SECTIONS
+from legion_llm.memory.phases.extract import ids_present, path_present
+from legion_llm.memory.phases.find import find_phase
+from legion_llm.pipeline.compact.render import SECTIONS
+from legion_llm.pipeline.compact.run import compact_phase, prepare
 
 DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "compaction.toml"
 DEFAULT_GATES: dict[str, Any] = {

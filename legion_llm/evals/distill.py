@@ -35,9 +35,9 @@ from typing import Any, ClassVar
 from legion_llm.errors import InputError
 from legion_llm.evals.gates import GatedRun, read_expected
 from legion_llm.llm.engine import Engine
-from legion_llm.memory.distill_candidates import is_review
-from legion_llm.memory.knowledge import PATTERNS, read_knowledge
-from legion_llm.memory.outcomes import read_outcomes
+from legion_llm.memory.knowledge.read import PATTERNS, read_knowledge
+from legion_llm.memory.outcomes.distill_candidates import is_review
+from legion_llm.memory.outcomes.read import read_outcomes
 from legion_llm.pipeline.distill import DistillResult, run_distill
 from legion_llm.project import MemoryPaths
 from legion_llm.records import split_list

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
-from legion_llm.memory.signatures import Candidate, Match, SignatureIndex, decide_offline
+from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex, decide_offline
 
 DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "errors.toml"
 DEFAULT_GATES = {"pairwise_precision": 0.98, "pairwise_recall": 0.90, "fix_at_1": 0.95}

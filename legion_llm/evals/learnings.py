@@ -36,17 +36,17 @@ from typing import Any, ClassVar
 from legion_llm.errors import InputError
 from legion_llm.evals.gates import GatedRun
 from legion_llm.llm.engine import Engine
-from legion_llm.memory.learnings import (
+from legion_llm.memory.learnings.load import estimate_tokens, load_for_goal
+from legion_llm.memory.learnings.read import (
     CATEGORIES,
     CONFIDENCES,
     Learning,
     read_learnings,
     tag_problems,
 )
-from legion_llm.memory.learnings_load import estimate_tokens, load_for_goal
-from legion_llm.memory.learnings_write import confirmed_by
-from legion_llm.pipeline.extract import ExtractResult, Planned, input_names, run_extract
-from legion_llm.pipeline.mission_input import read_mission
+from legion_llm.memory.learnings.write import confirmed_by
+from legion_llm.pipeline.learnings.extract import ExtractResult, Planned, input_names, run_extract
+from legion_llm.pipeline.learnings.mission import read_mission
 from legion_llm.project import MemoryPaths
 
 DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "learnings.toml"

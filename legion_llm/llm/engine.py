@@ -269,7 +269,7 @@ def select_engine(
             )
         offline.notices.add(NO_KEY_NOTICE)
         return offline
-    from legion_llm.llm.client import ClaudeEngine
+    from legion_llm.llm.claude_api.client import ClaudeEngine
 
     meter.model = config.model
     claude = ClaudeEngine(

@@ -16,7 +16,7 @@ from legion_llm.cli.render import envelope
 from legion_llm.errors import LegionError, WriteFailedError
 
 if TYPE_CHECKING:
-    from legion_llm.memory.phases import Phase
+    from legion_llm.memory.phases.find import Phase
 
 
 class Runner:
@@ -54,7 +54,7 @@ class Runner:
 
     def phase(self, spec: str) -> Phase:
         """The phase named by `spec`; its folder, files and COMPACTED.md must all be under the root."""
-        from legion_llm.memory.phases import find_phase
+        from legion_llm.memory.phases.find import find_phase
 
         self.inside(spec, "phase")
         try:

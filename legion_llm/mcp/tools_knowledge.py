@@ -11,8 +11,8 @@ from legion_llm.cli import knowledge
 from legion_llm.cli.common import CommandResult, resolve_branch
 from legion_llm.mcp.params import Agent, Branch, Engine, Limit, MaxCost, Model, Tags, Today
 from legion_llm.mcp.runner import Runner
-from legion_llm.memory.knowledge import ERRORS, PATTERNS, PREFERENCES
-from legion_llm.memory.knowledge_recall import KnowledgeQuery
+from legion_llm.memory.knowledge.read import ERRORS, PATTERNS, PREFERENCES
+from legion_llm.memory.knowledge.recall import KnowledgeQuery
 
 Text = Annotated[str, Field(min_length=1)]
 Signal = Literal["positive", "negative", "corrective"]

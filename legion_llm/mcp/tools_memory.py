@@ -10,7 +10,7 @@ from pydantic import Field
 from legion_llm.cli import knowledge, maintenance, outcomes
 from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today
 from legion_llm.mcp.runner import Runner
-from legion_llm.memory.store import OutcomeInput
+from legion_llm.memory.outcomes.store import OutcomeInput
 
 
 class MemoryTools:

@@ -13,7 +13,7 @@ from legion_llm.cli.common import CommandResult, split_option
 from legion_llm.cli.llm import open_session
 from legion_llm.mcp.params import Engine, MaxCost, Model, PhaseSpec, Today
 from legion_llm.mcp.runner import Runner
-from legion_llm.memory.learnings import Learning
+from legion_llm.memory.learnings.read import Learning
 
 DryRun = Annotated[bool, Field(description="Show what would be written; write nothing.")]
 

@@ -27,7 +27,8 @@ from legion_llm.errors import InputError
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.catalog import CatalogAgent, load_catalog
-from legion_llm.memory.distill_candidates import (
+from legion_llm.memory.knowledge.read import PATTERNS, KnowledgeRecord, read_knowledge
+from legion_llm.memory.outcomes.distill_candidates import (
     CROSS_DIVISION,
     HIGH_IMPORTANCE,
     REVIEW_FIRST_CYCLE,
@@ -36,9 +37,8 @@ from legion_llm.memory.distill_candidates import (
     cited_ids,
     select_candidates,
 )
-from legion_llm.memory.knowledge import PATTERNS, KnowledgeRecord, read_knowledge
-from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.topics import TopicIndex, topic_terms
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
 from legion_llm.project import MemoryPaths
 
 PROMPT = "distill-patterns"
@@ -275,7 +275,7 @@ def _store(
     }
     if dry_run:
         return {**values, "tags": [t.strip() for t in proposal.tags], "id": None}
-    from legion_llm.memory.knowledge_store import add_knowledge
+    from legion_llm.memory.knowledge.store import add_knowledge
 
     stored = add_knowledge(paths, PATTERNS, values, today=today, branch=branch)
     return stored.record.to_dict()

@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.errors import BudgetExceededError
 from legion_llm.llm.offline import OfflineCall, offline_step
-from legion_llm.memory.knowledge import KnowledgeRecord
-from legion_llm.memory.knowledge_store import Decide, candidates_of
-from legion_llm.memory.signatures import Match, SignatureIndex, decide_offline
+from legion_llm.memory.knowledge.read import KnowledgeRecord
+from legion_llm.memory.knowledge.store import Decide, candidates_of
+from legion_llm.memory.signatures.match import Match, SignatureIndex, decide_offline
 
 PROMPT = "error-root-cause"
 MAX_ERROR_CHARS = (

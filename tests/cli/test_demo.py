@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from legion_llm.memory.knowledge import ERRORS, PATTERNS, read_knowledge
-from legion_llm.memory.learnings import read_learnings
-from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.phases import find_phase
-from legion_llm.pipeline.compact import check_compacted
+from legion_llm.memory.knowledge.read import ERRORS, PATTERNS, read_knowledge
+from legion_llm.memory.learnings.read import read_learnings
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.phases.find import find_phase
+from legion_llm.pipeline.compact.run import check_compacted
 from tests.conftest import FIXTURES
 
 BUNDLED = FIXTURES / "demo-project"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from legion_llm.memory.knowledge import PATTERNS, PREFERENCES
-from legion_llm.memory.outcomes import OUTCOMES_TEMPLATE
-from legion_llm.memory.signals import claude_code_memory_path
+from legion_llm.memory.knowledge.read import PATTERNS, PREFERENCES
+from legion_llm.memory.knowledge.signals import claude_code_memory_path
+from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE
 
 DAY = ["--today", "2026-04-01"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from legion_llm.memory.learnings import read_learnings
+from legion_llm.memory.learnings.read import read_learnings
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "fixtures" / "missions" / "project"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from legion_llm.memory.outcomes import OUTCOMES_TEMPLATE
+from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE
 
 RECORD_KEYS = [
     "id", "date", "branch", "phase", "plan", "agent", "task_type", "outcome", "importance", "tags",

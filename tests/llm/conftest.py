@@ -133,10 +133,10 @@ def _no_real_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     (which must stay off), fails at once instead of slowing the suite down."""
     import anthropic._base_client
 
-    import legion_llm.llm.client
+    import legion_llm.llm.claude_api.client
 
     monkeypatch.setattr(anthropic._base_client, "time", _TimeWithoutSleep())
-    monkeypatch.setattr(legion_llm.llm.client, "time", _TimeWithoutSleep())
+    monkeypatch.setattr(legion_llm.llm.claude_api.client, "time", _TimeWithoutSleep())
 
 
 @pytest.fixture

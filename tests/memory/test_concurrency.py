@@ -4,8 +4,8 @@ import multiprocessing
 from datetime import date
 from pathlib import Path
 
-from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.store import OutcomeInput, add_outcome
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.outcomes.store import OutcomeInput, add_outcome
 from legion_llm.project import MemoryPaths
 
 WRITERS = 8

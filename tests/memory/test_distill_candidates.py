@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from legion_llm.memory.catalog import load_catalog
-from legion_llm.memory.distill_candidates import (
+from legion_llm.memory.knowledge.read import PATTERNS, parse_knowledge, read_knowledge
+from legion_llm.memory.outcomes.distill_candidates import (
     CROSS_DIVISION,
     HIGH_IMPORTANCE,
     REVIEW_FIRST_CYCLE,
@@ -18,8 +19,7 @@ from legion_llm.memory.distill_candidates import (
     is_review,
     select_candidates,
 )
-from legion_llm.memory.knowledge import PATTERNS, parse_knowledge, read_knowledge
-from legion_llm.memory.outcomes import read_outcomes
+from legion_llm.memory.outcomes.read import read_outcomes
 from legion_llm.records import OutcomeRecord
 
 REPO = Path(__file__).resolve().parents[2]

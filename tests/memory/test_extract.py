@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from legion_llm.memory.extract import (
+from legion_llm.memory.phases.extract import (
     expand_range,
     find_paths,
     ids_in_line,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from legion_llm.memory.fastscan import scan_for_store
-from legion_llm.memory.outcomes import OUTCOME_COLUMNS, OUTCOMES_TEMPLATE, parse_outcomes
-from legion_llm.memory.store import FastLogView, LogView, open_log
+from legion_llm.memory.outcomes.fastscan import scan_for_store
+from legion_llm.memory.outcomes.read import OUTCOME_COLUMNS, OUTCOMES_TEMPLATE, parse_outcomes
+from legion_llm.memory.outcomes.store import FastLogView, LogView, open_log
 from legion_llm.records import OutcomeRecord
 
 ROWS = (
@@ -88,7 +88,7 @@ def test_other_layouts_take_the_full_parse(name: str, tmp_path: Path) -> None:
 
 
 def test_store_into_each_layout(tmp_path: Path) -> None:
-    from legion_llm.memory.store import OutcomeInput, add_outcome
+    from legion_llm.memory.outcomes.store import OutcomeInput, add_outcome
     from legion_llm.project import MemoryPaths
 
     for name, text in {**FAST_LAYOUTS, **SLOW_LAYOUTS}.items():

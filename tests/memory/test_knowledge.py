@@ -6,16 +6,16 @@ from pathlib import Path
 import pytest
 
 from legion_llm.errors import InputError
-from legion_llm.memory.knowledge import (
+from legion_llm.memory.knowledge.learn_entries import parse_learn_entries
+from legion_llm.memory.knowledge.read import (
     ERRORS,
     PATTERNS,
     PREFERENCES,
     parse_knowledge,
     read_knowledge,
 )
-from legion_llm.memory.knowledge_recall import KnowledgeQuery, recall_knowledge
-from legion_llm.memory.knowledge_store import add_knowledge
-from legion_llm.memory.learn_entries import parse_learn_entries
+from legion_llm.memory.knowledge.recall import KnowledgeQuery, recall_knowledge
+from legion_llm.memory.knowledge.store import add_knowledge
 from legion_llm.project import MemoryPaths
 
 TODAY = date(2026, 4, 1)
@@ -295,7 +295,7 @@ def test_different_errors_are_not_merged(tmp_path: Path) -> None:
 
 
 def test_llm_decider_settles_only_the_ambiguous_band(tmp_path: Path) -> None:
-    from legion_llm.memory.knowledge_store import find_duplicate
+    from legion_llm.memory.knowledge.store import find_duplicate
 
     paths = project(
         tmp_path,

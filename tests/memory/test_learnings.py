@@ -8,15 +8,20 @@ from pathlib import Path
 import pytest
 
 from legion_llm.errors import InputError, LegionError
-from legion_llm.memory.learnings import Learning, parse_learning_file, read_learnings, tag_problems
-from legion_llm.memory.learnings_load import (
+from legion_llm.memory.learnings.load import (
     SECTION_HEADER,
     estimate_tokens,
     load_for_goal,
     matches_goal,
     render_entry,
 )
-from legion_llm.memory.learnings_write import (
+from legion_llm.memory.learnings.read import (
+    Learning,
+    parse_learning_file,
+    read_learnings,
+    tag_problems,
+)
+from legion_llm.memory.learnings.write import (
     apply,
     confirmed_by,
     free_name,
@@ -367,8 +372,8 @@ def test_rewrite_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> Non
     """Extraction reads the folder, asks the engine, then rewrites: a concurrent edit in between
     must not be overwritten."""
     from legion_llm.errors import WriteFailedError
-    from legion_llm.memory.learnings import read_learnings
-    from legion_llm.memory.learnings_write import rewrite
+    from legion_llm.memory.learnings.read import read_learnings
+    from legion_llm.memory.learnings.write import rewrite
 
     folder = tmp_path / ".mission-control" / "memory"
     folder.mkdir(parents=True)
@@ -391,7 +396,7 @@ def test_rewrite_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> Non
     "body", ["Line `x.py`\n\n# Injected title\n\nmore", "---\ntags: [a]\n---", "text\n----\nmore"]
 )
 def test_a_body_that_would_start_another_learning_is_refused(tmp_path: Path, body: str) -> None:
-    from legion_llm.memory.learnings_write import write_new
+    from legion_llm.memory.learnings.write import write_new
 
     folder = tmp_path / ".mission-control" / "memory"
     learning = Learning(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from legion_llm.memory.outcomes import OUTCOMES_TEMPLATE, parse_outcomes, read_outcomes
+from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE, parse_outcomes, read_outcomes
 
 CANONICAL = OUTCOMES_TEMPLATE + (
     "| O-001 | 2026-03-01 | feature/x | 5 | 05-01 | qa-agent | quality-review | success | 3 | review, testing | Review approved |\n"
@@ -134,7 +134,7 @@ def test_missing_file_is_empty_without_warning(tmp_path: Path) -> None:
 def test_a_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path) -> None:
     from datetime import date
 
-    from legion_llm.memory.store import OutcomeInput, add_outcome
+    from legion_llm.memory.outcomes.store import OutcomeInput, add_outcome
     from legion_llm.project import MemoryPaths
 
     path = tmp_path / ".planning/memory/OUTCOMES.md"

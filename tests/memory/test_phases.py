@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from legion_llm.errors import InputError
-from legion_llm.memory.phases import (
+from legion_llm.memory.phases.find import (
     completed_without_compaction,
     find_phase,
     load_phase,

@@ -9,9 +9,9 @@ import pytest
 
 from legion_llm.config import Settings, load_settings
 from legion_llm.errors import WriteFailedError
-from legion_llm.memory import prune as prune_module
-from legion_llm.memory.outcomes import ARCHIVE_TEMPLATE, OUTCOMES_TEMPLATE, read_outcomes
-from legion_llm.memory.prune import NOTHING_TO_PRUNE, prune
+from legion_llm.memory.outcomes import prune as prune_module
+from legion_llm.memory.outcomes.prune import NOTHING_TO_PRUNE, prune
+from legion_llm.memory.outcomes.read import ARCHIVE_TEMPLATE, OUTCOMES_TEMPLATE, read_outcomes
 from legion_llm.project import MemoryPaths
 
 TODAY = date(2026, 6, 30)

@@ -5,9 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from legion_llm.memory.outcomes import OUTCOMES_TEMPLATE, parse_outcomes
-from legion_llm.memory.recall import RecallQuery, agent_scores, archetype_scores, briefing, recall
-from legion_llm.memory.scoring import recency_weight
+from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE, parse_outcomes
+from legion_llm.memory.outcomes.recall import (
+    RecallQuery,
+    agent_scores,
+    archetype_scores,
+    briefing,
+    recall,
+)
+from legion_llm.memory.outcomes.scoring import recency_weight
 from legion_llm.records import OutcomeRecord
 
 TODAY = date(2026, 6, 30)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from legion_llm.memory import signatures
-from legion_llm.memory.signature_rules import SUBJECT, tokens
-from legion_llm.memory.signatures import (
+from legion_llm.memory.signatures import match as signatures
+from legion_llm.memory.signatures.match import (
     HIGH,
     LOW,
     MID,
@@ -19,6 +18,7 @@ from legion_llm.memory.signatures import (
     salient,
     same_root_cause,
 )
+from legion_llm.memory.signatures.rules import SUBJECT, tokens
 
 PY_TRACEBACK = """Traceback (most recent call last):
   File "/srv/billing/jobs/export.py", line 41, in <module>

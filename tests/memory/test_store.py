@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 
 from legion_llm.errors import InputError, WriteFailedError
-from legion_llm.memory.outcomes import OUTCOMES_TEMPLATE, read_outcomes
-from legion_llm.memory.store import OutcomeInput, add_outcome, compute_importance, resolve_task_type
+from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE, read_outcomes
+from legion_llm.memory.outcomes.store import (
+    OutcomeInput,
+    add_outcome,
+    compute_importance,
+    resolve_task_type,
+)
 from legion_llm.project import MemoryPaths
 
 TODAY = date(2026, 3, 10)

@@ -3,7 +3,7 @@ apart from the fixtures the thresholds were set on."""
 
 from __future__ import annotations
 
-from legion_llm.memory.topics import TopicIndex, identifiers, stem, topic_terms, words
+from legion_llm.memory.signatures.topics import TopicIndex, identifiers, stem, topic_terms, words
 
 STORED = {
     "helm": ("Run database migrations in a Helm pre-upgrade hook Job",

@@ -7,9 +7,9 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-from legion_llm.memory.phases import Phase, find_phase
-from legion_llm.pipeline.compact import header_for, offline_digest, prepare
-from legion_llm.pipeline.compact_render import PhaseDigest
+from legion_llm.memory.phases.find import Phase, find_phase
+from legion_llm.pipeline.compact.render import PhaseDigest
+from legion_llm.pipeline.compact.run import header_for, offline_digest, prepare
 from tests.conftest import FIXTURES
 
 TODAY = date(2026, 11, 30)

@@ -11,11 +11,11 @@ from legion_llm.errors import InputError
 from legion_llm.llm.engine import FallbackEngine, Notices, OfflineEngine
 from legion_llm.llm.errors import LLMUnavailableError
 from legion_llm.llm.testing import FakeEngine
-from legion_llm.memory.extract import sections, split_frontmatter
-from legion_llm.pipeline import compact as compact_module
-from legion_llm.pipeline.compact import CALL_CAP_TOKENS, CompactionError, compact_phase
-from legion_llm.pipeline.compact_render import DecisionItem, FileItem, RequirementItem
-from legion_llm.pipeline.compact_repair import REMOVED
+from legion_llm.memory.phases.extract import sections, split_frontmatter
+from legion_llm.pipeline.compact import run as compact_module
+from legion_llm.pipeline.compact.render import DecisionItem, FileItem, RequirementItem
+from legion_llm.pipeline.compact.repair import REMOVED
+from legion_llm.pipeline.compact.run import CALL_CAP_TOKENS, CompactionError, compact_phase
 from tests.pipeline.compaction_cases import (
     TODAY,
     fingerprint,
@@ -226,8 +226,8 @@ def test_a_phase_over_one_call_is_compacted_plan_by_plan_and_merged(tmp_path: Pa
 
 
 def test_a_plan_too_large_for_one_call_is_split_never_cut(tmp_path: Path) -> None:
-    from legion_llm.pipeline.compact import prepare
-    from legion_llm.pipeline.compact_split import split_doc
+    from legion_llm.pipeline.compact.run import prepare
+    from legion_llm.pipeline.compact.split import split_doc
 
     doc = prepare(phase_of("very-large-phase", tmp_path, "7")).docs[1]  # 07-02, ~30k tokens
 

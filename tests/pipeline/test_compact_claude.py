@@ -19,9 +19,9 @@ import respx
 
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineRegistry
-from legion_llm.pipeline.compact import compact_phase
-from legion_llm.pipeline.compact_offline import PROMPT, compact_offline
-from legion_llm.pipeline.compact_render import FileItem, PhaseDigest
+from legion_llm.pipeline.compact.offline import PROMPT, compact_offline
+from legion_llm.pipeline.compact.render import FileItem, PhaseDigest
+from legion_llm.pipeline.compact.run import compact_phase
 from tests.llm.conftest import body, message
 from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of, without_requirement
 

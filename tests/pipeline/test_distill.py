@@ -16,7 +16,7 @@ import respx
 from legion_llm.llm.engine import Engine, OfflineEngine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.testing import FakeEngine
-from legion_llm.memory.knowledge import PATTERNS, read_knowledge
+from legion_llm.memory.knowledge.read import PATTERNS, read_knowledge
 from legion_llm.pipeline.distill import (
     PROMPT,
     PatternProposals,

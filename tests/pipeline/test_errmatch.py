@@ -14,8 +14,8 @@ import respx
 from legion_llm.llm.engine import Notices
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.testing import FakeEngine
-from legion_llm.memory.knowledge import ERRORS, parse_knowledge, read_knowledge
-from legion_llm.memory.knowledge_store import add_knowledge
+from legion_llm.memory.knowledge.read import ERRORS, parse_knowledge, read_knowledge
+from legion_llm.memory.knowledge.store import add_knowledge
 from legion_llm.pipeline.errmatch import (
     PROMPT,
     RootCauseVerdict,

@@ -17,15 +17,15 @@ from legion_llm.errors import InputError
 from legion_llm.llm.engine import Engine, OfflineEngine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.testing import FakeEngine
-from legion_llm.memory.learnings import read_learnings
-from legion_llm.pipeline.extract import (
+from legion_llm.memory.learnings.read import read_learnings
+from legion_llm.pipeline.learnings.extract import (
     PROMPT,
     LearningProposals,
     ProposedLearning,
     extract_offline,
     run_extract,
 )
-from legion_llm.pipeline.mission_input import read_mission
+from legion_llm.pipeline.learnings.mission import read_mission
 from legion_llm.project import MemoryPaths
 from tests.llm.conftest import body, message
 
@@ -231,8 +231,8 @@ def test_related_but_distinct_becomes_a_new_file_with_distinct_tags(project: Mem
 
 
 def test_distinct_adds_a_title_tag_only_when_the_tag_sets_are_equal() -> None:
-    from legion_llm.memory.learnings import Learning
-    from legion_llm.pipeline.extract import _distinct
+    from legion_llm.memory.learnings.read import Learning
+    from legion_llm.pipeline.learnings.extract import _distinct
 
     mine = Learning("Meilisearch waitForTask before swapping", "b", ["search", "tests"], "m", NOW,
                     "medium", "gotcha")  # fmt: skip
@@ -316,7 +316,7 @@ def test_claude_reply_duplicating_an_existing_learning_writes_no_new_file(
 
 
 def test_offline_titles_are_cut_at_a_clause_never_on_a_dangling_word() -> None:
-    from legion_llm.pipeline.extract_offline import MAX_TITLE, title_of
+    from legion_llm.pipeline.learnings.offline import MAX_TITLE, title_of
 
     long = (
         "Build large exports in the worker (src/worker/jobs/audit_export.py) and send the user a "

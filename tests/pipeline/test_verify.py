@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from legion_llm.llm.engine import OfflineEngine
-from legion_llm.memory.phases import Phase
-from legion_llm.pipeline.compact import check_compacted, compact_phase, prepare
-from legion_llm.pipeline.verify import verify_document
+from legion_llm.memory.phases.find import Phase
+from legion_llm.pipeline.compact.run import check_compacted, compact_phase, prepare
+from legion_llm.pipeline.compact.verify import verify_document
 from tests.pipeline.compaction_cases import TODAY, phase_of
 
 # Written the way other tools write them: extra sections, files listed inline on deliverable

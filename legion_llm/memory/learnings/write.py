@@ -24,7 +24,7 @@ import yaml
 
 from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.files import atomic_write, ensure_inside, locked, read_text
-from legion_llm.memory.learnings import (
+from legion_llm.memory.learnings.read import (
     CATEGORIES,
     CONFIDENCES,
     REQUIRED,
@@ -34,7 +34,7 @@ from legion_llm.memory.learnings import (
     tag_problems,
     timestamp_text,
 )
-from legion_llm.memory.topics import identifiers
+from legion_llm.memory.signatures.topics import identifiers
 
 CONFIDENCE_UP = {"low": "medium", "medium": "high", "high": "high"}
 MAX_TAGS = 5

@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.memory.files import read_text
-from legion_llm.memory.knowledge import KINDS, PATTERNS, PREFERENCES, read_knowledge
-from legion_llm.memory.knowledge_recall import (
+from legion_llm.memory.knowledge.learn_entries import parse_learn_entries
+from legion_llm.memory.knowledge.read import KINDS, PATTERNS, PREFERENCES, read_knowledge
+from legion_llm.memory.knowledge.recall import (
     KnowledgeQuery,
     TopicHit,
     recall_knowledge,
     recall_topic,
 )
-from legion_llm.memory.learn_entries import parse_learn_entries
-from legion_llm.memory.outcomes import read_outcomes
-from legion_llm.memory.recall import agent_scores, archetype_scores
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.outcomes.recall import agent_scores, archetype_scores
 from legion_llm.project import MemoryPaths
 
 SIGNAL_WEIGHTS = {"positive": 1.0, "corrective": 0.5, "negative": -1.0}

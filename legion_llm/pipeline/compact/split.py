@@ -11,15 +11,15 @@ import re
 from collections.abc import Callable, Sequence
 
 from legion_llm.llm.budget import check_fits
-from legion_llm.memory.extract import (
+from legion_llm.memory.phases.extract import (
     PhaseFacts,
     find_paths,
     requirement_ids,
     sort_ids,
     unique,
 )
-from legion_llm.memory.phases import Phase
-from legion_llm.pipeline.compact_offline import PlanDoc
+from legion_llm.memory.phases.find import Phase
+from legion_llm.pipeline.compact.offline import PlanDoc
 
 Count = Callable[[str], int]
 

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from legion_llm.llm.offline import OfflineCall
-from legion_llm.memory.learnings import TAG_RE, VAGUE_TAGS
-from legion_llm.memory.learnings_write import drop_dangling
-from legion_llm.memory.signatures import salient
-from legion_llm.memory.topics import STOP_WORDS, identifiers
-from legion_llm.pipeline.mission_input import Finding, MissionInput
+from legion_llm.memory.learnings.read import TAG_RE, VAGUE_TAGS
+from legion_llm.memory.learnings.write import drop_dangling
+from legion_llm.memory.signatures.match import salient
+from legion_llm.memory.signatures.topics import STOP_WORDS, identifiers
+from legion_llm.pipeline.learnings.mission import Finding, MissionInput
 
 # Words that say nothing about what a learning is about (beyond the stop words).
 _PLAIN = frozenset(

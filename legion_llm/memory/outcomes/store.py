@@ -10,10 +10,10 @@ from pathlib import Path
 
 from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.catalog import first_task_type, load_catalog
-from legion_llm.memory.fastscan import StoreScan, scan_for_store
 from legion_llm.memory.files import locked, write_or_fail
 from legion_llm.memory.gitinfo import current_branch
-from legion_llm.memory.outcomes import (
+from legion_llm.memory.outcomes.fastscan import StoreScan, scan_for_store
+from legion_llm.memory.outcomes.read import (
     OUTCOME_COLUMNS,
     OUTCOMES_TEMPLATE,
     OutcomesFile,

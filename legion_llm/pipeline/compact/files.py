@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from legion_llm.memory.extract import find_paths
-from legion_llm.pipeline.compact_render import FileItem
-from legion_llm.pipeline.compact_text import PlanParts, first_clause, items, table_rows
+from legion_llm.memory.phases.extract import find_paths
+from legion_llm.pipeline.compact.render import FileItem
+from legion_llm.pipeline.compact.text import PlanParts, first_clause, items, table_rows
 
 MOVED = "\x00moved"  # a move's source: named in its destination's row, no row of its own
 

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from pydantic import BaseModel
 
 from legion_llm.llm.budget import Usage, call_usage, check_fits, input_budget
+from legion_llm.llm.claude_api.structured import ask_structured, build_request, request_text
 from legion_llm.llm.config import Credential, LLMConfig
 from legion_llm.llm.engine import Answer, EngineBase, Request
 from legion_llm.llm.errors import LLMUnavailableError
 from legion_llm.llm.pricing import StructuredMode, model_info
-from legion_llm.llm.structured import ask_structured, build_request, request_text
 from legion_llm.llm.tokens import count_tokens, with_safety
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from legion_llm.errors import InputError
-from legion_llm.memory.extract import ids_in_line, normalise
 from legion_llm.memory.files import read_text, require_inside
-from legion_llm.memory.planning import phase_key
+from legion_llm.memory.phases.extract import ids_in_line, normalise
+from legion_llm.memory.phases.planning import phase_key
 from legion_llm.memory.table import parse_markdown
 
 PHASE_DIR_RE = re.compile(r"^(\d+(?:\.\d+)?)-(.+)$")

@@ -15,7 +15,7 @@ from pathlib import Path
 from legion_llm.errors import InputError
 from legion_llm.memory.files import locked, write_or_fail
 from legion_llm.memory.gitinfo import current_branch
-from legion_llm.memory.knowledge import (
+from legion_llm.memory.knowledge.read import (
     COLUMN_ALIASES,
     DECISION_POINTS,
     ERRORS,
@@ -27,7 +27,7 @@ from legion_llm.memory.knowledge import (
     parse_knowledge,
     read_knowledge,
 )
-from legion_llm.memory.signatures import Candidate, Match, SignatureIndex, decide_offline
+from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex, decide_offline
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import format_id, split_list

@@ -8,8 +8,8 @@ from datetime import date
 from typing import Any
 
 from legion_llm.memory.gcpause import gc_paused
-from legion_llm.memory.outcomes import OutcomesFile
-from legion_llm.memory.scoring import MIN_DECAY_SCORE, newest_first, recency_weight
+from legion_llm.memory.outcomes.read import OutcomesFile
+from legion_llm.memory.outcomes.scoring import MIN_DECAY_SCORE, newest_first, recency_weight
 from legion_llm.records import OutcomeRecord, Scored, lowered
 
 

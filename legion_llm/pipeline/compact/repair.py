@@ -11,15 +11,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from legion_llm.memory.extract import PhaseFacts
-from legion_llm.pipeline.compact_render import (
+from legion_llm.memory.phases.extract import PhaseFacts
+from legion_llm.pipeline.compact.render import (
     FileItem,
     Header,
     PhaseDigest,
     RequirementItem,
     render,
 )
-from legion_llm.pipeline.verify import Sources, verify_document
+from legion_llm.pipeline.compact.verify import Sources, verify_document
 
 REMOVED = "[removed: not in the originals]"
 

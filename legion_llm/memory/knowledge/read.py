@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.memory.files import read_text
-from legion_llm.memory.learn_entries import LearnEntry, parse_learn_entries
-from legion_llm.memory.outcomes import unparseable_warning
+from legion_llm.memory.knowledge.learn_entries import LearnEntry, parse_learn_entries
+from legion_llm.memory.outcomes.read import unparseable_warning
 from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
 from legion_llm.records import split_list
 

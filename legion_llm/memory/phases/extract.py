@@ -23,12 +23,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # re-exported: the one import surface for what compaction must keep
-from legion_llm.memory.extract_paths import expand_braces as expand_braces
-from legion_llm.memory.extract_paths import find_paths as find_paths
-from legion_llm.memory.extract_paths import is_path as is_path
-from legion_llm.memory.extract_paths import normalise as normalise
-from legion_llm.memory.extract_paths import path_present as path_present
-from legion_llm.memory.extract_paths import unique as unique
+from legion_llm.memory.phases.paths import expand_braces as expand_braces
+from legion_llm.memory.phases.paths import find_paths as find_paths
+from legion_llm.memory.phases.paths import is_path as is_path
+from legion_llm.memory.phases.paths import normalise as normalise
+from legion_llm.memory.phases.paths import path_present as path_present
+from legion_llm.memory.phases.paths import unique as unique
 
 # ---------------------------------------------------------------- requirement ids
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from legion_llm.memory.signature_rules import (
+from legion_llm.memory.signatures.rules import (
     ANSI,
     CODE,
     KIND_WEIGHT,
@@ -36,7 +36,7 @@ from legion_llm.memory.signature_rules import (
     split_salient,
     tokens,
 )
-from legion_llm.memory.signature_synonyms import canonical
+from legion_llm.memory.signatures.synonyms import canonical
 
 __all__ = [
     "HIGH",

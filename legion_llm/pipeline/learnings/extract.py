@@ -27,11 +27,11 @@ from pydantic import BaseModel, Field
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.files import require_inside
-from legion_llm.memory.learnings import Learning, LearningSet, read_learnings, tag_problems
-from legion_llm.memory.learnings_write import apply, confirmed_by, reinforce, rewrite, write_new
-from legion_llm.memory.topics import TopicIndex, identifiers, topic_terms, words
-from legion_llm.pipeline.extract_offline import propose, usable_tag
-from legion_llm.pipeline.mission_input import MissionInput, read_mission
+from legion_llm.memory.learnings.read import Learning, LearningSet, read_learnings, tag_problems
+from legion_llm.memory.learnings.write import apply, confirmed_by, reinforce, rewrite, write_new
+from legion_llm.memory.signatures.topics import TopicIndex, identifiers, topic_terms, words
+from legion_llm.pipeline.learnings.mission import MissionInput, read_mission
+from legion_llm.pipeline.learnings.offline import propose, usable_tag
 from legion_llm.project import MemoryPaths
 
 PROMPT = "extract-learnings"

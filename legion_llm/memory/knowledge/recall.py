@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from legion_llm.memory.knowledge import ERRORS, KnowledgeRecord
-from legion_llm.memory.scoring import newest_first, parse_date, recency_weight
+from legion_llm.memory.knowledge.read import ERRORS, KnowledgeRecord
+from legion_llm.memory.outcomes.scoring import newest_first, parse_date, recency_weight
 from legion_llm.records import id_number, lowered
 
 _TOKEN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")

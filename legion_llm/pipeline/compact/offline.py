@@ -19,14 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from legion_llm.llm.offline import OfflineCall, offline_step
-from legion_llm.memory.extract import (
+from legion_llm.memory.phases.extract import (
     PlanFacts,
     Section,
     expand_range,
     ids_in_line,
 )
-from legion_llm.pipeline.compact_files import file_items
-from legion_llm.pipeline.compact_render import (
+from legion_llm.pipeline.compact.files import file_items
+from legion_llm.pipeline.compact.render import (
     AgentItem,
     CheckItem,
     DecisionItem,
@@ -35,7 +35,7 @@ from legion_llm.pipeline.compact_render import (
     RequirementItem,
     Verdict,
 )
-from legion_llm.pipeline.compact_text import PlanParts, first_clause, items, sentences, table_rows
+from legion_llm.pipeline.compact.text import PlanParts, first_clause, items, sentences, table_rows
 
 PROMPT = "compact-phase"
 TARGET_RATIO = 0.40

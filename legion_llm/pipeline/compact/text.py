@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from legion_llm.memory.extract import PlanFacts, Section, sections, split_frontmatter
+from legion_llm.memory.phases.extract import PlanFacts, Section, sections, split_frontmatter
 from legion_llm.memory.table import parse_markdown
 
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")

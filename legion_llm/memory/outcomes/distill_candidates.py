@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from legion_llm.memory.catalog import CatalogAgent
-from legion_llm.memory.knowledge import KnowledgeRecord
-from legion_llm.memory.planning import phase_key
+from legion_llm.memory.knowledge.read import KnowledgeRecord
+from legion_llm.memory.phases.planning import phase_key
 from legion_llm.records import OutcomeRecord
 
 REVIEW_FIRST_CYCLE = "review-first-cycle"

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from legion_llm.memory.learnings import Learning, parse_timestamp
+from legion_llm.memory.learnings.read import Learning, parse_timestamp
 
 DEFAULT_MAX_TOKENS = 2000
 DEFAULT_LIMIT = 5

@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from legion_llm.memory.extract import PlanFacts, sort_ids
+from legion_llm.memory.phases.extract import PlanFacts, sort_ids
 from legion_llm.memory.table import encode_cell
 
 Verdict = Literal["pass", "partial", "fail", "not verified"]

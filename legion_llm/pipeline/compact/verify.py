@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from legion_llm.llm.tokens import count_tokens
-from legion_llm.memory.extract import (
+from legion_llm.memory.phases.extract import (
     OUTPUT_ID_RE,
     PhaseFacts,
     expand_braces,
@@ -31,7 +31,7 @@ from legion_llm.memory.extract import (
     sections,
     split_frontmatter,
 )
-from legion_llm.pipeline.compact_render import SECTIONS
+from legion_llm.pipeline.compact.render import SECTIONS
 
 FRONTMATTER_KEYS = ("phase", "compacted", "original_summaries", "requirements_satisfied")
 RATIO_BAND = (0.30, 0.50)

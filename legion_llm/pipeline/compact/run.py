@@ -24,10 +24,10 @@ from legion_llm.errors import InputError, LegionError
 from legion_llm.llm.budget import pack_chunks
 from legion_llm.llm.engine import Answer, Engine
 from legion_llm.llm.tokens import count_tokens, with_safety
-from legion_llm.memory.extract import PhaseFacts, normalise, phase_facts
 from legion_llm.memory.files import atomic_write, locked, read_text
-from legion_llm.memory.phases import Phase
-from legion_llm.pipeline.compact_offline import (
+from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
+from legion_llm.memory.phases.find import Phase
+from legion_llm.pipeline.compact.offline import (
     LEVELS,
     MAX_RATIO,
     PROMPT,
@@ -36,10 +36,15 @@ from legion_llm.pipeline.compact_offline import (
     PlanDoc,
     digest_at,
 )
-from legion_llm.pipeline.compact_render import Header, PhaseDigest, merge, render
-from legion_llm.pipeline.compact_repair import repair
-from legion_llm.pipeline.compact_split import chunk_facts, prompt_variables, split_doc
-from legion_llm.pipeline.verify import Sources, VerifyReport, originals_tokens, verify_document
+from legion_llm.pipeline.compact.render import Header, PhaseDigest, merge, render
+from legion_llm.pipeline.compact.repair import repair
+from legion_llm.pipeline.compact.split import chunk_facts, prompt_variables, split_doc
+from legion_llm.pipeline.compact.verify import (
+    Sources,
+    VerifyReport,
+    originals_tokens,
+    verify_document,
+)
 
 CALL_CAP_TOKENS = 30_000  # per call: keeps each answer inside the output limit at the 0.40 target
 OUTPUT_CAP_TOKENS = 16_000

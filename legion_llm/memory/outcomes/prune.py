@@ -17,15 +17,15 @@ from datetime import date
 from legion_llm.config import Settings
 from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.files import atomic_write, locked, read_text
-from legion_llm.memory.outcomes import (
+from legion_llm.memory.outcomes.read import (
     ARCHIVE_TEMPLATE,
     OUTCOME_COLUMNS,
     OutcomesFile,
     parse_outcomes,
     read_outcomes,
 )
-from legion_llm.memory.planning import current_phase, phase_key
-from legion_llm.memory.scoring import days_old
+from legion_llm.memory.outcomes.scoring import days_old
+from legion_llm.memory.phases.planning import current_phase, phase_key
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import OutcomeRecord

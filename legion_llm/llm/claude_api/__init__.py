@@ -1,0 +1,1 @@
+"""The Anthropic Messages API adapter: the only code that imports anthropic and tenacity."""

@@ -1,0 +1,1 @@
+"""Error signatures and topic matching: salient lines, normalisation, fingerprints, weighted fuzzy scores."""

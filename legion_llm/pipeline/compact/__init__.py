@@ -1,0 +1,1 @@
+"""Phase compaction: prepare, propose, verify, repair, write (memory-manager Section 12)."""
