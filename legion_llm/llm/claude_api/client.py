@@ -17,6 +17,7 @@ anthropic and tenacity are imported inside the functions that use them.
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import time
 import warnings
@@ -196,9 +197,30 @@ class ClaudeHTTP:
         )
         try:
             message: Message = retrying(attempt)
-            return message
         except anthropic.APIError as exc:
             raise self._unavailable(exc, bool(deadline_hit)) from exc
+        except json.JSONDecodeError as exc:  # a 200 labelled JSON whose body is not
+            raise self._not_an_answer(exc.doc) from exc
+        return self._answer_or_unavailable(message)
+
+    def _answer_or_unavailable(self, message: object) -> Message:
+        """A 200 whose body is not a Messages API answer (a broken proxy or gateway: an HTML page,
+        other JSON) is LLMUnavailableError, like a 5xx, not an AttributeError further on."""
+        from anthropic.types import Message, Usage
+
+        usage, content = getattr(message, "usage", None), getattr(message, "content", None)
+        if isinstance(message, Message) and isinstance(usage, Usage) and isinstance(content, list):
+            return message
+        shown = message if isinstance(message, str) else json.dumps(message, default=repr)
+        raise self._not_an_answer(shown)
+
+    def _not_an_answer(self, body: str) -> LLMUnavailableError:
+        tries = f"{self.attempts} attempt{'s' if self.attempts != 1 else ''}"
+        text = (
+            f"Claude API answered HTTP 200 with a body that is not a Messages API answer "
+            f"({_snippet(body) or 'empty'}) after {tries}; is a proxy or gateway in the way?"
+        )
+        return LLMUnavailableError(text, status=200, attempts=self.attempts)
 
     def _wait(self, state: RetryCallState) -> float:
         """retry-after(-ms) when the server sent one, else 0.5 s * 2^n (max 8 s) with jitter; capped."""
@@ -215,6 +237,7 @@ class ClaudeHTTP:
         why = f" (deadline of {self.config.deadline_s:g} s reached)" if deadline_hit else ""
         if isinstance(exc, anthropic.APIStatusError):
             detail = f"{exc.type or 'error'}: {exc.api_message}" if exc.api_message else exc.type
+            detail = detail or _snippet(exc.response.text) or "no error body"
             text = f"Claude API returned HTTP {exc.status_code} ({detail}) after {tries}{why}"
             return LLMUnavailableError(text, status=exc.status_code, attempts=self.attempts)
         if isinstance(exc, anthropic.APITimeoutError):
@@ -223,6 +246,12 @@ class ClaudeHTTP:
             host = self.config.effective_base_url
             text = f"could not connect to the Claude API at {host} after {tries}{why}"
         return LLMUnavailableError(text, attempts=self.attempts)
+
+
+def _snippet(body: str, limit: int = 160) -> str:
+    """The start of a body as one short line (a proxy's error page, a broken answer)."""
+    line = " ".join(body.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def is_retryable(exc: BaseException) -> bool:
