@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from typer.exceptions import TyperException
 
-from legion_llm.cli.render import envelope, stderr_line
+from legion_llm.cli.render import echo, envelope, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -101,7 +101,7 @@ def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
     if isinstance(exc, WriteFailedError):
         data["record_text"] = exc.record_text
         if not as_json:
-            print(exc.record_text)
+            echo(exc.record_text)
     if as_json:
         data["error"] = exc.message
         print(envelope(_command_name(args), data, [], ok=False))

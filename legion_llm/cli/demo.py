@@ -21,7 +21,7 @@ from typing import Any
 from legion_llm.cli import compact, distill, learnings, maintenance
 from legion_llm.cli.common import Common
 from legion_llm.cli.llm import LLMSession, open_session
-from legion_llm.cli.render import rich_print, table
+from legion_llm.cli.render import echo, rich_print, table
 from legion_llm.memory.catalog import DEFAULT_CATALOG
 from legion_llm.memory.knowledge.read import ERRORS, read_knowledge
 from legion_llm.memory.outcomes.read import read_outcomes
@@ -227,7 +227,7 @@ def run_demo() -> None:
     root = _copy_project()
     demo = Demo(root, open_session(Common(root, DEMO_TODAY, False)))
     rich_print("[bold]legion-llm demo[/bold] on a copy of the demo project in")
-    print(f"  {root}")  # plain print: a path is never wrapped
+    echo(f"  {root}")  # plain print: a path is never wrapped
     rich_print(
         f"('today' is {DEMO_TODAY} so the bundled history scores the same every run; "
         f"LLM steps use {demo.engine})"
@@ -238,4 +238,4 @@ def run_demo() -> None:
     rich_print(f"\n{_usage(demo)}")
     rich_print("[bold green]Done.[/bold green] Open the files of the project copy:")
     for path in _files(root):
-        print(f"  {path}")
+        echo(f"  {path}")

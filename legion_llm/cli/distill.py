@@ -17,7 +17,7 @@ from legion_llm.cli.common import (
     finish,
 )
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
-from legion_llm.cli.render import usage_line
+from legion_llm.cli.render import echo, usage_line
 
 CatalogOpt = Annotated[
     Path | None,
@@ -67,12 +67,12 @@ def distill_result(
 
 def _human(data: dict[str, Any]) -> None:
     verb = "Would write" if data["dry_run"] else "Wrote"
-    print(
+    echo(
         f"{len(data['candidates'])} candidate outcome(s) in {len(data['groups'])} group(s); "
         f"{verb.lower()} {len(data['written'])} pattern(s), skipped {len(data['skipped'])}."
     )
     for record in data["written"]:
-        print(f"{verb} {record.get('id') or 'P-new'}: {record['pattern']} [{record['source']}]")
+        echo(f"{verb} {record.get('id') or 'P-new'}: {record['pattern']} [{record['source']}]")
     for item in data["skipped"]:
-        print(f"Skipped: {item['pattern']} ({item['reason']})")
-    print(usage_line(data["usage"]))
+        echo(f"Skipped: {item['pattern']} ({item['reason']})")
+    echo(usage_line(data["usage"]))

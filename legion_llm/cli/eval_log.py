@@ -22,11 +22,14 @@ def write_eval_log(
     c: Common, suite: str, engine: str, out: Path | None, log: dict[str, Any]
 ) -> Path:
     """`--out` (relative to the root), else eval-logs/<suite>-<engine>-<time>.json under the root.
-    A path outside the root is refused like every other write."""
+    A path outside the root is refused like every other write; no key reaches the log."""
+    from legion_llm.llm.scrub import scrub_data
     from legion_llm.memory.files import atomic_write
 
     stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
     path = out if out is not None else Path("eval-logs") / f"{suite}-{engine}-{stamp}.json"
     target = path if path.is_absolute() else c.root / path
-    atomic_write(target, json.dumps(log, indent=2, ensure_ascii=False) + "\n", root=c.root)
+    atomic_write(
+        target, json.dumps(scrub_data(log), indent=2, ensure_ascii=False) + "\n", root=c.root
+    )
     return target

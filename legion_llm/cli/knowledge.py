@@ -21,7 +21,7 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt
-from legion_llm.cli.render import plain, rich_print, table, usage_line
+from legion_llm.cli.render import echo, plain, rich_print, table, usage_line
 from legion_llm.errors import UsageError
 from legion_llm.memory.knowledge.read import (
     ERRORS,
@@ -240,7 +240,7 @@ def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandR
     def human() -> None:
         table("errors match", columns, rows)
         if llm.session is not None:
-            print(usage_line(llm.session.usage()))
+            echo(usage_line(llm.session.usage()))
 
     return CommandResult("errors match", data, human, warnings)
 

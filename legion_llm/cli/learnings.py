@@ -19,7 +19,7 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
-from legion_llm.cli.render import usage_line
+from legion_llm.cli.render import echo, usage_line
 
 if TYPE_CHECKING:
     from legion_llm.memory.learnings.read import Learning
@@ -149,14 +149,14 @@ def extract_result(
 
 def _human(data: dict[str, Any]) -> None:
     dry = data["dry_run"]
-    print(f"{data['mission']} ({data['kind']}){': dry run, nothing written' if dry else ''}")
+    echo(f"{data['mission']} ({data['kind']}){': dry run, nothing written' if dry else ''}")
     for item in data["written"]:
-        print(
+        echo(
             f"  {'would write' if dry else 'wrote'} {item['file'] or '(new file)'}: {item['title']}"
         )
     for item in data["reinforced"]:
         changes = ", ".join(item.get("changes", []))
-        print(f"  {'would reinforce' if dry else 'reinforced'} {item['file']}: {changes}")
+        echo(f"  {'would reinforce' if dry else 'reinforced'} {item['file']}: {changes}")
     for item in data["skipped"]:
-        print(f"  skipped ({item['action']}): {item['title']}: {item.get('reason', '')}")
-    print(usage_line(data["usage"]))
+        echo(f"  skipped ({item['action']}): {item['title']}: {item.get('reason', '')}")
+    echo(usage_line(data["usage"]))

@@ -1,4 +1,9 @@
-"""Rendering: the --json envelope, human tables (rich, imported only for human output), stderr lines."""
+"""Rendering: the --json envelope, human tables (rich, imported only for human output), stderr lines.
+
+Every line the CLI prints leaves through this module: `envelope` (--json, also the MCP results),
+`stderr_line` (errors, warnings, notices), `table`, `rich_print` and `echo` (human output). Each
+scrubs the configured key and any bearer token or x-api-key value (llm/scrub.py) on the way out.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +14,24 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.cli.common import CommandResult
+from legion_llm.llm.scrub import scrub, scrub_data
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
 def envelope(command: str, data: Any, warnings: Sequence[str], *, ok: bool = True) -> str:
-    return json.dumps(
-        {"ok": ok, "command": command, "data": data, "warnings": list(warnings)},
-        ensure_ascii=False,
-    )
+    body = {"ok": ok, "command": command, "data": data, "warnings": list(warnings)}
+    return json.dumps(scrub_data(body), ensure_ascii=False)
 
 
 def stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    print(scrub(text), file=sys.stderr, flush=True)
+
+
+def echo(text: str) -> None:
+    """One or more lines of human output on stdout."""
+    print(scrub(text))
 
 
 def emit(result: CommandResult, as_json: bool) -> int:
@@ -35,7 +44,7 @@ def emit(result: CommandResult, as_json: bool) -> int:
     elif callable(result.human):
         result.human()
     elif result.human:
-        print(result.human)
+        echo(result.human)
     return result.exit_code
 
 
@@ -48,13 +57,13 @@ def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any
     for column in columns:
         view.add_column(column, overflow="fold")
     for row in rows:
-        view.add_row(*("" if v is None else escape(str(v)) for v in row))
+        view.add_row(*("" if v is None else escape(scrub(str(v))) for v in row))
     _console().print(view)
 
 
 def rich_print(text: str) -> None:
     """Print rich markup written by us; data inside it must go through `plain()`."""
-    _console().print(text)
+    _console().print(scrub(text))
 
 
 def plain(text: str) -> str:

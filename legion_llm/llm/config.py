@@ -31,11 +31,11 @@ from typing import Any
 
 from legion_llm.errors import UsageError
 from legion_llm.llm.pricing import DEFAULT_MODEL
+from legion_llm.llm.scrub import KEY_VARIABLES, remember
 
 ENGINE_CHOICES = ("auto", "anthropic", "offline")
 STRUCTURED_CHOICES = ("auto", "tool", "json_schema")
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 
 @dataclass(frozen=True)
@@ -90,11 +90,13 @@ class Credential:
 
 
 def find_credential(env: Mapping[str, str] | None = None) -> Credential | None:
-    """ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN; an empty value counts as not set."""
+    """ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN; an empty value counts as not set. The value
+    is remembered by the scrub, so no message that echoes it leaves the process."""
     env = os.environ if env is None else env
     for variable in KEY_VARIABLES:
         value = env.get(variable, "").strip()
         if value:
+            remember(value)
             return Credential(variable, Secret(value))
     return None
 

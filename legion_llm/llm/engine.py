@@ -69,7 +69,10 @@ class Answer(Generic[T]):
 
 
 def stderr_notice(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """The default sink: a notice may quote an API error body, so it is scrubbed on its way out."""
+    from legion_llm.llm.scrub import scrub
+
+    print(scrub(text), file=sys.stderr, flush=True)
 
 
 @dataclass

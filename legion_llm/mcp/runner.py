@@ -1,5 +1,6 @@
 """One call of one tool: the fixed root, one call at a time, the CLI's --json object, and every
-failure turned into a tool error whose text is the one-line message (the server keeps serving)."""
+failure turned into a tool error whose text is the one-line message (the server keeps serving).
+Both leave scrubbed of any key (the envelope's own scrub, and `scrub` on the error text)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from legion_llm.cli.common import CommandResult, Common, parse_today
 from legion_llm.cli.render import envelope
 from legion_llm.errors import LegionError, WriteFailedError
+from legion_llm.llm.scrub import scrub
 
 if TYPE_CHECKING:
     from legion_llm.memory.phases.find import Phase
@@ -35,10 +37,8 @@ class Runner:
         with self._lock:
             try:
                 result = build()
-            except ToolError:
-                raise
             except Exception as exc:
-                raise ToolError(error_text(exc)) from exc
+                raise ToolError(scrub(error_text(exc))) from exc
         warnings = list(dict.fromkeys(result.warnings))
         text = envelope(result.command, result.data, warnings, ok=result.exit_code == 0)
         loaded: dict[str, Any] = json.loads(text)
@@ -72,6 +72,8 @@ class Runner:
 
 def error_text(exc: Exception) -> str:
     """The one line the CLI would print on stderr (a failed write adds the record, never lost)."""
+    if isinstance(exc, ToolError):
+        return str(exc)
     if isinstance(exc, WriteFailedError):
         return f"{exc.message}\nrecord not written: {exc.record_text}"
     if isinstance(exc, LegionError):
