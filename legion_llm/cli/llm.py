@@ -68,11 +68,13 @@ def open_session(
     *,
     registry: OfflineRegistry | None = None,
 ) -> LLMSession:
-    """Build the engine for an LLM command from its options (notices go to stderr at once)."""
-    from legion_llm.llm.engine import select_engine
+    """Build the engine for an LLM command from its options (notices go to stderr at once, through
+    the same printer as every other line)."""
+    from legion_llm.cli.render import stderr_line
+    from legion_llm.llm.engine import Notices, select_engine
 
     config, warnings = resolve_config(c, engine, model, max_cost)
-    chosen = select_engine(config.engine, config, registry=registry)
+    chosen = select_engine(config.engine, config, registry=registry, notices=Notices(stderr_line))
     return LLMSession(chosen, config, warnings)
 
 

@@ -2,7 +2,9 @@
 
 Every line the CLI prints leaves through this module: `envelope` (--json, also the MCP results),
 `stderr_line` (errors, warnings, notices), `table`, `rich_print` and `echo` (human output). Each
-scrubs the configured key and any bearer token or x-api-key value (llm/scrub.py) on the way out.
+scrubs the configured key and any bearer token or x-api-key value (llm/scrub.py) on the way out,
+and the human ones show control characters visibly (`visible`): text from a memory file cannot
+set the terminal's title, clear it or colour it. --json keeps the exact text.
 """
 
 from __future__ import annotations
@@ -20,18 +22,41 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+# C0 controls but tab and newline -> the Control Pictures block; DEL -> U+2421; C1 controls and
+# the bidi embeddings, overrides and isolates -> <U+XXXX>. str.translate does it in one pass.
+_VISIBLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
+_VISIBLE[0x7F] = "\u2421"
+_VISIBLE.update(
+    {
+        c: f"<U+{c:04X}>"
+        for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    }
+)
+
+
+def visible(text: str) -> str:
+    """Text that cannot drive a terminal: every control character shown as a visible symbol
+    (CRLF first becomes a newline). For human output only; --json keeps the exact text."""
+    return text.replace("\r\n", "\n").translate(_VISIBLE)
+
+
 def envelope(command: str, data: Any, warnings: Sequence[str], *, ok: bool = True) -> str:
     body = {"ok": ok, "command": command, "data": data, "warnings": list(warnings)}
     return json.dumps(scrub_data(body), ensure_ascii=False)
 
 
+def shown(text: str) -> str:
+    """Any text on its way to a terminal: no key, no control character."""
+    return visible(scrub(text))
+
+
 def stderr_line(text: str) -> None:
-    print(scrub(text), file=sys.stderr, flush=True)
+    print(shown(text), file=sys.stderr, flush=True)
 
 
 def echo(text: str) -> None:
     """One or more lines of human output on stdout."""
-    print(scrub(text))
+    print(shown(text))
 
 
 def emit(result: CommandResult, as_json: bool) -> int:
@@ -53,17 +78,19 @@ def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any
     from rich.markup import escape
     from rich.table import Table
 
-    view = Table(title=title, show_lines=False, expand=False)
+    view = Table(
+        title=None if title is None else escape(shown(title)), show_lines=False, expand=False
+    )
     for column in columns:
         view.add_column(column, overflow="fold")
     for row in rows:
-        view.add_row(*("" if v is None else escape(scrub(str(v))) for v in row))
+        view.add_row(*("" if v is None else escape(shown(str(v))) for v in row))
     _console().print(view)
 
 
 def rich_print(text: str) -> None:
     """Print rich markup written by us; data inside it must go through `plain()`."""
-    _console().print(scrub(text))
+    _console().print(shown(text))
 
 
 def plain(text: str) -> str:
