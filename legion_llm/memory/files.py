@@ -137,6 +137,18 @@ def locked(folder: Path, *, root: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def or_print(failure: str, record_text: str, data: dict[str, Any] | None = None) -> Iterator[None]:
+    """An OSError inside (disk full, read-only, a file where the folder should be) becomes
+    WriteFailedError carrying what would have been written: the CLI prints it and exits 3."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        message = f"{failure}: {reason}" if reason else failure
+        raise WriteFailedError(message, record_text=record_text, data=data) from exc
+
+
 def write_or_fail(
     path: Path,
     content: str | Sequence[bytes | memoryview],
@@ -147,12 +159,7 @@ def write_or_fail(
 ) -> None:
     """Write atomically and check the size on disk; on any failure raise WriteFailedError carrying
     the record, so the caller prints it and nothing is lost."""
-    failure = f"could not write {path}"
-    try:
+    with or_print(f"could not write {path}", record_text, {"record": record}):
         written = atomic_write(path, content, root=root)
         if os.stat(path).st_size != written:
-            failure = f"{path} does not hold the new row after writing"
-            raise OSError(failure)
-    except OSError as exc:
-        message = f"{failure}: {exc.strerror}" if exc.strerror else failure
-        raise WriteFailedError(message, record_text=record_text, data={"record": record}) from exc
+            raise OSError("the file on disk does not hold the new row after writing")

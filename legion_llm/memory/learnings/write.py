@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from legion_llm.errors import InputError, WriteFailedError
-from legion_llm.memory.files import atomic_write, ensure_inside, locked, read_text
+from legion_llm.memory.files import atomic_write, ensure_inside, locked, or_print, read_text
 from legion_llm.memory.learnings.read import (
     CATEGORIES,
     CONFIDENCES,
@@ -175,12 +175,15 @@ def _dump_meta(meta: dict[str, Any]) -> str:
 
 
 def write_new(folder: Path, root: Path, learning: Learning) -> Learning:
-    """Write one learning as a new file with a generated name; returns it with `file` set."""
+    """Write one learning as a new file with a generated name; returns it with `file` set. A write
+    that fails raises WriteFailedError holding the file's text (the CLI prints it, exit 3)."""
     clean = validate_new(learning)
-    with locked(folder, root=root):
+    text = render_learning(clean)
+    failure = f"could not write a learning in {folder}"
+    with or_print(failure, text, {"learning": clean.to_dict()}), locked(folder, root=root):
         name = free_name(folder, clean.title)
         target = ensure_inside(folder / name, folder)
-        atomic_write(target, render_learning(clean), root=root)
+        atomic_write(target, text, root=root)
     return replace(clean, file=name, doc=0, section=0, shares_file=False)
 
 

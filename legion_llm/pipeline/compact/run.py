@@ -24,7 +24,7 @@ from legion_llm.errors import InputError, LegionError
 from legion_llm.llm.budget import pack_chunks
 from legion_llm.llm.engine import Answer, Engine
 from legion_llm.llm.tokens import count_tokens, with_safety
-from legion_llm.memory.files import atomic_write, locked, read_text
+from legion_llm.memory.files import atomic_write, locked, or_print, read_text
 from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
 from legion_llm.memory.phases.find import Phase
 from legion_llm.pipeline.compact.offline import (
@@ -326,8 +326,13 @@ def offline_digest(prep: Prepared, header: Header, level: int = 1) -> PhaseDiges
 
 
 def _write(phase: Phase, text: str, force: bool) -> None:
-    """Atomic write under the folder's lock; an existing file is replaced only with --force."""
-    with locked(phase.folder, root=phase.root):
-        if phase.compacted_path.exists() and not force:
-            raise InputError(f"{phase.compacted_path} exists; pass --force to replace it")
-        atomic_write(phase.compacted_path, text, root=phase.root)
+    """Atomic write under the folder's lock; an existing file is replaced only with --force. A
+    write that fails raises WriteFailedError holding the text (the CLI prints it, exit 3)."""
+    path = phase.compacted_path
+    with (
+        or_print(f"could not write {path}", text, {"path": str(path)}),
+        locked(phase.folder, root=phase.root),
+    ):
+        if path.exists() and not force:
+            raise InputError(f"{path} exists; pass --force to replace it")
+        atomic_write(path, text, root=phase.root)
