@@ -29,7 +29,9 @@ def hostile_project(tmp_path: Path) -> Path:
     row = f"| O-014 | 2026-06-14 | main | 4 | 04-04 | dev | backend | success | 4 | audit-log | {HOSTILE} |\n"
     with open(memory / "OUTCOMES.md", "a", encoding="utf-8") as f:
         f.write(row)
-    error = f"| E-009 | 2026-06-14 | main | audit export fails | {HOSTILE} | dev | true | audit-log |\n"
+    error = (
+        f"| E-009 | 2026-06-14 | main | audit export fails | {HOSTILE} | dev | true | audit-log |\n"
+    )
     with open(memory / "ERRORS.md", "a", encoding="utf-8") as f:
         f.write(error)
     learning = (
