@@ -22,8 +22,12 @@ REALWORLD = REPO.parent / "shared" / "realworld"
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
-        if name.startswith("ANTHROPIC_") or name.startswith("LEGION_"):
+        if name.startswith(("ANTHROPIC_", "LEGION_", "CLAUDE_CODE_")):
             monkeypatch.delenv(name, raising=False)
+    # A developer's own logged-in `claude` must never answer a test: hide it from PATH.
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    kept = [f for f in folders if not (f and shutil.which("claude", path=f))]
+    monkeypatch.setenv("PATH", os.pathsep.join(kept))
 
 
 @dataclass

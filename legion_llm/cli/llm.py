@@ -17,6 +17,7 @@ import typer
 from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, common, finish
 
 if TYPE_CHECKING:
+    from legion_llm.llm.claude_code.cli import ClaudeCodeStatus
     from legion_llm.llm.config import LLMConfig
     from legion_llm.llm.engine import Engine
     from legion_llm.llm.offline import OfflineRegistry
@@ -25,7 +26,9 @@ app = typer.Typer(no_args_is_help=True, help="The LLM engine: check the set-up, 
 
 EngineOpt = Annotated[
     str | None,
-    typer.Option("--engine", help="auto, anthropic or offline (default: settings, else auto)."),
+    typer.Option(
+        "--engine", help="auto, anthropic, claude-code or offline (default: settings, else auto)."
+    ),
 ]
 ModelOpt = Annotated[
     str | None, typer.Option("--model", help="Claude model (default: settings, else built in).")
@@ -94,7 +97,7 @@ def check(
     root: RootOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Show which engine and model would be used and whether a key is set. Calls no API."""
+    """Show every engine, which one would be used and why, and the model. Calls no model."""
     c = common(root, None, json_)
     config, warnings = resolve_config(c, engine, model, max_cost)
     data, human = check_report(c, config)
@@ -104,13 +107,15 @@ def check(
 
 def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
     from legion_llm.llm.budget import UsageMeter, input_budget
+    from legion_llm.llm.claude_code.cli import probe
     from legion_llm.llm.config import find_credential
     from legion_llm.llm.pricing import model_info
     from legion_llm.resources import prompts_dir
 
     credential = find_credential(os.environ)
     info = model_info(config.model)
-    selected, reason, problems = _selection(config.engine, credential is not None)
+    code = probe(config)  # `claude --version`, `--help`, `auth status`: never a model call
+    selected, reason, problems = _selection(config.engine, credential is not None, code)
     if not info.known:
         problems.append(
             f"model {config.model!r} is not in the price table; costs use the highest rates"
@@ -121,6 +126,7 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
     data: dict[str, Any] = {
         "engine": {"requested": config.engine, "source": config.sources.get("engine"),
                    "selected": selected, "reason": reason},
+        "engines": engines_report(credential is not None, code),
         "model": {"name": config.model, "source": config.sources.get("model"), "known": info.known,
                   "structured_output": _mode(config, info.structured),
                   "context_tokens": info.context_tokens,
@@ -136,20 +142,42 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
         "api_called": False,
         "ready": not any(p.startswith("error:") for p in problems),
         "problems": problems,
-        "usage": UsageMeter(model=config.model if selected == "anthropic" else None).as_dict(selected),
+        "usage": UsageMeter(model=None if selected in ("offline", "none") else config.model).as_dict(selected),
     }  # fmt: skip
     return data, _human(data)
 
 
-def _selection(requested: str, has_key: bool) -> tuple[str, str, list[str]]:
+def _selection(requested: str, has_key: bool, code: ClaudeCodeStatus) -> tuple[str, str, list[str]]:
+    """(selected engine, why, problems) as select_engine would decide, without a model call."""
     if requested == "offline":
         return "offline", "--engine offline", []
-    if has_key:
-        return "anthropic", "a key or token is set", []
-    if requested == "anthropic":
+    if requested == "anthropic" or (requested == "auto" and has_key):
+        if has_key:
+            return "anthropic", "a key or token is set", []
         problem = "error: --engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
         return "none", "no key or token is set", [problem]
-    return "offline", "auto, and no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set", []
+    if code.available:
+        how = f"Claude Code {code.version} is logged in ({code.auth_method or 'unknown method'})"
+        return "claude-code", how if requested == "claude-code" else f"auto, no key, and {how}", []
+    if requested == "claude-code":
+        return "none", code.problem or "", [f"error: --engine claude-code: {code.problem}"]
+    why = f"auto, no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, and Claude Code: {code.problem}"
+    return "offline", why, []
+
+
+def engines_report(has_key: bool, code: ClaudeCodeStatus) -> list[dict[str, Any]]:
+    """Every engine, whether it could answer here, and why not."""
+    key_reason = (
+        "a key or token is set" if has_key else "no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
+    )
+    rows: list[dict[str, Any]] = [
+        {"name": "anthropic", "available": has_key, "reason": key_reason},
+    ]
+    reason = code.problem or f"claude {code.version} at {code.path}, logged in ({code.auth_method})"
+    rows.append({"name": "claude-code", "available": code.available, "reason": reason,
+                 "cli": code.as_dict()})  # fmt: skip
+    rows.append({"name": "offline", "available": True, "reason": "always (deterministic, free)"})
+    return rows
 
 
 def _mode(config: LLMConfig, default: str) -> str:
@@ -170,6 +198,10 @@ def _human(data: dict[str, Any]) -> str:
     cost = "none" if limits["max_cost_usd"] is None else f"${limits['max_cost_usd']:g}"
     lines = [
         f"engine:    {engine['selected']} (requested {engine['requested']}: {engine['reason']})",
+        *[
+            f"  {row['name']:<12} {_availability(row['available'])}: {row['reason']}"
+            for row in data["engines"]
+        ],
         f"model:     {model['name']} ({model['source']}; {model['structured_output']} output, "
         f"input budget {model['input_budget_tokens']} tokens)",
         f"key:       {'configured in ' + key['variable'] if key['configured'] else 'not configured'}",
@@ -184,6 +216,10 @@ def _human(data: dict[str, Any]) -> str:
         "No API call was made.",
     ]
     return "\n".join(lines)
+
+
+def _availability(available: bool) -> str:
+    return "available" if available else "unavailable"
 
 
 @app.command("selftest")

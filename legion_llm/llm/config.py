@@ -3,7 +3,7 @@
 settings.json (every key optional):
 
     {"memory": {"llm": {
-        "engine": "auto",              # auto | anthropic | offline       env LEGION_LLM_ENGINE
+        "engine": "auto",              # auto | anthropic | claude-code | offline  env LEGION_LLM_ENGINE
         "model": "claude-sonnet-4-6",  #                                    env LEGION_LLM_MODEL
         "max_tokens": 4096,            # output tokens per call            env LEGION_LLM_MAX_TOKENS
         "timeout_s": 60,               # one HTTP attempt                   env LEGION_LLM_TIMEOUT
@@ -14,7 +14,8 @@ settings.json (every key optional):
         "max_input_tokens": null,      # lower the model's input budget     env LEGION_LLM_MAX_INPUT_TOKENS
         "base_url": null,              # proxy or gateway                   env ANTHROPIC_BASE_URL
         "fallback_offline": true,      # use the offline step when Claude fails  env LEGION_LLM_FALLBACK
-        "structured_output": "auto"    # auto | tool | json_schema         env LEGION_LLM_STRUCTURED
+        "structured_output": "auto",   # auto | tool | json_schema         env LEGION_LLM_STRUCTURED
+        "claude_cli": null             # the `claude` executable (default: PATH)  env LEGION_LLM_CLAUDE
     }}}
 
 A bad value in settings.json gives a warning and the default; a bad value in the environment or
@@ -33,7 +34,7 @@ from legion_llm.errors import UsageError
 from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.scrub import KEY_VARIABLES, remember
 
-ENGINE_CHOICES = ("auto", "anthropic", "offline")
+ENGINE_CHOICES = ("auto", "anthropic", "claude-code", "offline")
 STRUCTURED_CHOICES = ("auto", "tool", "json_schema")
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
@@ -52,6 +53,7 @@ class LLMConfig:
     base_url: str | None = None
     fallback_offline: bool = True
     structured_output: str = "auto"
+    claude_cli: str | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     warnings: tuple[str, ...] = ()
 
@@ -173,6 +175,7 @@ FIELDS: dict[str, tuple[str, Callable[[object], object]]] = {
     "base_url": ("ANTHROPIC_BASE_URL", _optional(_text)),
     "fallback_offline": ("LEGION_LLM_FALLBACK", _flag),
     "structured_output": ("LEGION_LLM_STRUCTURED", _choice(STRUCTURED_CHOICES)),
+    "claude_cli": ("LEGION_LLM_CLAUDE", _optional(_text)),
 }
 
 

@@ -1,10 +1,11 @@
 """The seam every LLM step calls: `engine.ask(Schema, "prompt-name", {variables})` -> Answer.
 
-Engines: "anthropic" (Claude through the SDK, in client.py), "offline" (the deterministic step
-each pipeline registers in offline.py), and the FallbackEngine that puts the two together: when
-Claude is unreachable it says so once and the offline engine answers the rest of the run; when
+Engines: "anthropic" (Claude through the SDK, in claude_api/), "claude-code" (the user's own
+`claude` CLI, in claude_code/), "offline" (the deterministic step each pipeline registers in
+offline.py), and the FallbackEngine that puts a model engine and the offline one together: when
+the model is unreachable it says so once and the offline engine answers the rest of the run; when
 one answer is unusable (invalid twice, cut at max_tokens, refused) the offline step answers that
-one. `select_engine` turns `--engine auto|anthropic|offline` into one of these.
+one. `select_engine` turns `--engine auto|anthropic|claude-code|offline` into one of these.
 
 Nothing here imports anthropic, tiktoken or tenacity; client.py and tokens.py do, lazily.
 """
@@ -239,7 +240,8 @@ class FallbackEngine(EngineBase):
 
 
 NO_KEY_NOTICE = (
-    "notice: no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set; using the offline engine"
+    "notice: no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set and Claude Code cannot answer "
+    "({reason}); using the offline engine"
 )
 
 
@@ -253,8 +255,10 @@ def select_engine(
     prompts_dir: Path | None = None,
     claude_options: Mapping[str, Any] | None = None,
 ) -> Engine:
-    """`auto` -> Claude (with offline fallback) when a key or token is set, else offline with one
-    notice; `anthropic` without a key -> NoApiKeyError; `offline` -> the offline engine."""
+    """`auto` -> Claude (with offline fallback) when a key or token is set, else a logged-in
+    Claude Code (with offline fallback), else offline with one notice; `anthropic` without a key
+    -> NoApiKeyError; `claude-code` that cannot answer -> ClaudeCodeSetupError (no fallback);
+    `offline` -> the offline engine."""
     config = config or resolve_llm_config(env=env)
     choice = (choice or config.engine).lower()
     if choice not in ENGINE_CHOICES:
@@ -265,13 +269,13 @@ def select_engine(
     if choice == "offline":
         return offline
     credential = find_credential(env)
+    if choice == "claude-code" or (choice == "auto" and credential is None):
+        explicit = choice == "claude-code"
+        return _claude_code_or_offline(config, env, offline, explicit=explicit)
     if credential is None:
-        if choice == "anthropic":
-            raise NoApiKeyError(
-                "--engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN in the environment"
-            )
-        offline.notices.add(NO_KEY_NOTICE)
-        return offline
+        raise NoApiKeyError(
+            "--engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN in the environment"
+        )
     from legion_llm.llm.claude_api.client import ClaudeEngine
 
     meter.model = config.model
@@ -279,3 +283,20 @@ def select_engine(
         config, credential, prompts_dir=prompts_dir, **shared, **(claude_options or {})
     )
     return FallbackEngine(claude, offline) if config.fallback_offline else claude
+
+
+def _claude_code_or_offline(
+    config: LLMConfig, env: Mapping[str, str] | None, offline: OfflineEngine, *, explicit: bool
+) -> Engine:
+    """The user's logged-in Claude Code (explicit: no fallback), else offline with one notice."""
+    from legion_llm.llm.claude_code.engine import claude_code_engine
+
+    shared: dict[str, Any] = {"meter": offline.meter, "notices": offline.notices}
+    code, reason = claude_code_engine(
+        config, env, explicit=explicit, prompts_dir=offline.prompts_dir, **shared
+    )
+    if code is None:
+        offline.notices.add(NO_KEY_NOTICE.format(reason=reason))
+        return offline
+    offline.meter.model = config.model
+    return code if explicit or not config.fallback_offline else FallbackEngine(code, offline)

@@ -44,7 +44,7 @@ def test_every_field_has_an_environment_variable() -> None:
            "LEGION_LLM_DEADLINE": "9", "LEGION_LLM_MAX_RETRY_SLEEP": "0", "LEGION_LLM_MAX_ATTEMPTS": "2",
            "LEGION_LLM_MAX_INPUT_TOKENS": "100", "ANTHROPIC_BASE_URL": "http://proxy/x",
            "LEGION_LLM_FALLBACK": "no", "LEGION_LLM_STRUCTURED": "json_schema", "LEGION_LLM_MODEL": "m",
-           "LEGION_LLM_MAX_COST": "0"}  # fmt: skip
+           "LEGION_LLM_MAX_COST": "0", "LEGION_LLM_CLAUDE": "/opt/claude"}  # fmt: skip
     assert {variable for variable, _ in FIELDS.values()} == set(env)
     config = resolve_llm_config({}, env=env)
     assert (config.engine, config.max_tokens, config.timeout_s, config.deadline_s) == (
@@ -59,14 +59,14 @@ def test_every_field_has_an_environment_variable() -> None:
         False,
         "json_schema",
     )
-    assert config.max_cost_usd == 0
+    assert config.max_cost_usd == 0 and config.claude_cli == "/opt/claude"
 
 
 @pytest.mark.parametrize(
     ("env", "message"),
     [({"LEGION_LLM_MAX_COST": "ten"}, "LEGION_LLM_MAX_COST must be a number >= 0"),
      ({"LEGION_LLM_MAX_TOKENS": "0"}, "LEGION_LLM_MAX_TOKENS must be an integer >= 1"),
-     ({"LEGION_LLM_ENGINE": "gpt"}, "must be one of auto, anthropic, offline"),
+     ({"LEGION_LLM_ENGINE": "gpt"}, "must be one of auto, anthropic, claude-code, offline"),
      ({"LEGION_LLM_TIMEOUT": "0"}, "must be a number > 0")],
 )  # fmt: skip
 def test_bad_environment_values_are_usage_errors(env: dict[str, str], message: str) -> None:

@@ -52,7 +52,8 @@ def test_auto_without_a_key_is_offline_with_one_notice(
     assert engine.name == "offline"
     answer = engine.ask(SelfTestReply, PROMPT, {"word": "abc"})
     assert answer.output == reply("abc") and answer.engine == "offline" and answer.model is None
-    assert capsys.readouterr().err == NO_KEY_NOTICE + "\n"
+    reason = "no `claude` on PATH (set LEGION_LLM_CLAUDE)"
+    assert capsys.readouterr().err == NO_KEY_NOTICE.format(reason=reason) + "\n"
 
 
 def test_offline_choice_never_uses_claude_even_with_a_key(registry: OfflineRegistry) -> None:
@@ -67,7 +68,9 @@ def test_auto_with_a_key_wraps_claude_with_the_offline_fallback(registry: Offlin
 
 
 def test_unknown_engine_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="--engine must be one of auto, anthropic, offline"):
+    with pytest.raises(
+        UsageError, match="--engine must be one of auto, anthropic, claude-code, offline"
+    ):
         select_engine("gpt", env={})
 
 

@@ -1,0 +1,161 @@
+"""The JSON envelope `claude -p --output-format json` prints, read and turned into typed errors.
+
+Measured on Claude Code 2.1.197 (tests/llm/test_claude_code_real.py runs the real CLI):
+
+    {"type": "result", "subtype": "success", "is_error": false, "api_error_status": null,
+     "result": "<the answer as text>", "structured_output": {...},      # with --json-schema
+     "total_cost_usd": 0.0021, "usage": {...},                          # the main loop only
+     "modelUsage": {"<model>": {"inputTokens", "outputTokens", "cacheReadInputTokens",
+                                "cacheCreationInputTokens", "costUSD", ...}},   # every call
+     "num_turns": 2, "session_id": "...", ...}
+
+Failures, each one line here: not logged in (`is_error`, result "Not logged in · Please run
+/login"); an API error after the CLI's own retries (`api_error_status` 401, 429, 529, ...);
+`subtype` "error_max_budget_usd" (the CLI stops after the call that passed --max-budget-usd);
+"error_max_structured_output_retries" (the model did not fill the schema in 5 tries);
+a CLI that does not know an option (no envelope, "error: unknown option '--json-schema'" on
+stderr); anything that is not an envelope at all. Messages never echo the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from legion_llm.errors import EXIT_USAGE
+from legion_llm.llm.budget import Usage
+from legion_llm.llm.claude_code.cli import CliRun
+from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, LLMUnavailableError
+
+_UNKNOWN_OPTION = re.compile(r"unknown option '(--[a-z-]+)'")
+_EXCERPT = 160
+
+
+class ClaudeCodeError(LLMUnavailableError):
+    """Claude Code could not answer (the CLI failed, timed out or printed no envelope)."""
+
+
+class ClaudeCodeSetupError(ClaudeCodeError):
+    """The CLI is missing, too old or not logged in: the user must fix the set-up (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class ClaudeCodeNotLoggedInError(ClaudeCodeSetupError):
+    """The CLI has no login (or its login was refused); the user must run `claude auth login`."""
+
+
+class ClaudeCodeTooOldError(ClaudeCodeSetupError):
+    """The CLI does not know an option we need (`--json-schema` first of all)."""
+
+
+def read_envelope(run: CliRun, version: str | None) -> dict[str, Any]:
+    """The result object on stdout, or the typed error for a CLI that printed none."""
+    for line in reversed(run.stdout.strip().splitlines()):
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and data.get("type") == "result":
+            return data
+    unknown = _UNKNOWN_OPTION.search(run.stderr)
+    if unknown:
+        raise ClaudeCodeTooOldError(
+            f"claude {version or '(unknown version)'} is too old for {unknown.group(1)}; "
+            "update it (`claude update`)"
+        )
+    said = _excerpt(run.stderr) or _excerpt(run.stdout) or "nothing"
+    raise ClaudeCodeError(
+        f"claude exited with {run.returncode} and printed no JSON result ({said})",
+        data={"returncode": run.returncode},
+    )
+
+
+def raise_for_error(envelope: dict[str, Any], max_budget_usd: float | None) -> None:
+    """The typed error for an envelope that reports a failure; nothing for a success."""
+    subtype = str(envelope.get("subtype") or "")
+    if not envelope.get("is_error") and subtype == "success":
+        return
+    text = _excerpt(str(envelope.get("result") or "")) or "; ".join(_errors(envelope))
+    status = envelope.get("api_error_status")
+    status = status if isinstance(status, int) else None
+    if subtype.startswith("error_max_structured_output"):
+        raise InvalidOutputError(
+            f"Claude Code gave up on output matching the schema ({subtype}): {text}"
+        )
+    if subtype == "error_max_budget_usd":
+        spent = cost_of(envelope)
+        cap = "" if max_budget_usd is None else f" of ${max_budget_usd:.4f}"
+        raise BudgetExceededError(
+            f"Claude Code stopped at its --max-budget-usd{cap} after spending ${spent:.4f}",
+            data={"spent_usd": round(spent, 6), "max_budget_usd": max_budget_usd},
+        )
+    if text.lower().startswith("not logged in") or status in (401, 403):
+        raise ClaudeCodeNotLoggedInError(
+            f"Claude Code is not logged in or its login was refused ({text}); "
+            "run `claude auth login`",
+            status=status,
+        )
+    if status is not None:
+        kind = {429: "rate-limited", 529: "overloaded"}.get(status, "an API error")
+        raise ClaudeCodeError(f"Claude Code got {kind} (HTTP {status}): {text}", status=status)
+    raise ClaudeCodeError(f"Claude Code failed ({subtype or 'error'}): {text or 'no detail'}")
+
+
+def _errors(envelope: dict[str, Any]) -> list[str]:
+    errors = envelope.get("errors")
+    return [_excerpt(str(e)) for e in errors] if isinstance(errors, list) else []
+
+
+def _excerpt(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= _EXCERPT else line[: _EXCERPT - 1] + "…"
+
+
+def cost_of(envelope: dict[str, Any]) -> float:
+    cost = envelope.get("total_cost_usd")
+    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0
+
+
+def usage_of(envelope: dict[str, Any]) -> Usage:
+    """Tokens summed over `modelUsage` (every call the CLI made), cost from `total_cost_usd`."""
+    models = envelope.get("modelUsage")
+    rows = [m for m in models.values() if isinstance(m, dict)] if isinstance(models, dict) else []
+    names = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
+    totals = [sum(_count(row.get(name)) for row in rows) for name in names]
+    if not rows:
+        main = envelope.get("usage")
+        main = main if isinstance(main, dict) else {}
+        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                "cache_creation_input_tokens")  # fmt: skip
+        totals = [_count(main.get(key)) for key in keys]
+    cost = cost_of(envelope)
+    return Usage(
+        calls=1 if any(totals) or cost else 0,
+        input_tokens=totals[0],
+        output_tokens=totals[1],
+        cache_read_input_tokens=totals[2],
+        cache_creation_input_tokens=totals[3],
+        estimated_cost_usd=cost,
+    )
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+NO_OUTPUT = object()
+
+
+def structured_output(envelope: dict[str, Any]) -> object:
+    """`structured_output`, else `result` when it is JSON text, else NO_OUTPUT."""
+    if "structured_output" in envelope and envelope["structured_output"] is not None:
+        return envelope["structured_output"]
+    result = envelope.get("result")
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except json.JSONDecodeError:
+            pass
+    return NO_OUTPUT
