@@ -1,0 +1,190 @@
+"""The real Claude Code CLI (from npm, in a temp prefix) against the loopback fake Messages API.
+
+This proves that the argv, the environment and the envelope the engine relies on are the real
+CLI's, not our guess (the stub in claude_stub.py copies them). The CLI is "logged in" with a
+dummy CLAUDE_CODE_OAUTH_TOKEN (no API key anywhere), ANTHROPIC_BASE_URL points at the fake, and
+HOME / CLAUDE_CONFIG_DIR are temp folders, so no real user's login, settings or history is read
+or touched, and every request the CLI makes goes to 127.0.0.1 (measured with strace on 2.1.197).
+
+The install needs npm and the registry: without them every test here is skipped with the reason.
+The version is pinned to the one measured (LEGION_TEST_CLAUDE_CODE=latest tries the newest); npm's
+download cache lives in the system temp folder, so a second run installs in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from legion_llm.llm.claude_code.cli import probe
+from legion_llm.llm.claude_code.envelope import ClaudeCodeError, ClaudeCodeNotLoggedInError
+from legion_llm.llm.config import resolve_llm_config
+from legion_llm.llm.engine import Engine, Notices, select_engine
+from legion_llm.llm.errors import BudgetExceededError
+from legion_llm.llm.prompts import load_prompt
+from legion_llm.llm.selftest import PROMPT, SelfTestReply
+from legion_llm.memory.phases.find import find_phase
+from legion_llm.pipeline.compact.run import header_for, offline_digest, prepare
+from tests.fakes import FakeMessagesAPI, Reply
+
+pytestmark = [pytest.mark.real_claude_cli, pytest.mark.slow]
+VERSION = os.environ.get("LEGION_TEST_CLAUDE_CODE", "2.1.197")
+INSTALL_TIMEOUT_S = 300
+GOOD = {"echo": "legion", "length": 6}
+
+
+@pytest.fixture(scope="session")
+def real_claude(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the real Claude Code CLI cannot be installed")
+    prefix = tmp_path_factory.mktemp("claude-code")
+    cache = Path(tempfile.gettempdir()) / "legion-llm-test-npm-cache"
+    argv = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+            "--loglevel=error", f"@anthropic-ai/claude-code@{VERSION}"]  # fmt: skip
+    env = {**os.environ, "npm_config_cache": str(cache), "npm_config_update_notifier": "false"}
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
+                              env=env)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"npm install did not finish in {INSTALL_TIMEOUT_S} s (registry unreachable?)")
+    cli = prefix / "node_modules" / ".bin" / "claude"
+    if done.returncode != 0 or not cli.exists():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"npm could not install @anthropic-ai/claude-code@{VERSION}: {last}")
+    return cli
+
+
+@pytest.fixture
+def api() -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def logged_in(
+    real_claude: Path, api: FakeMessagesAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The environment of a user with only a logged-in Claude Code, in a project folder that has
+    a CLAUDE.md (which must not be sent)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("PATH", f"{real_claude.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "oauth-dummy-token-for-tests")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("MARKER-FROM-CLAUDE-MD\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    return project
+
+
+def engine(choice: str = "claude-code", **env: str) -> Engine:
+    merged = {**os.environ, **env}
+    config = resolve_llm_config({}, env=merged)
+    return select_engine(choice, config, env=merged, notices=Notices(sink=None))
+
+
+def structured_output(api: FakeMessagesAPI, output: dict[str, Any]) -> None:
+    api.responder = lambda request: Reply.tool(output, name="StructuredOutput")
+
+
+def test_probe_reads_version_help_and_auth_status(logged_in: Path) -> None:
+    status = probe(resolve_llm_config({}, env=dict(os.environ)))
+    assert status.available and status.version == VERSION.replace("latest", status.version or "")
+    assert status.json_schema and status.logged_in and status.auth_method == "oauth_token"
+
+
+def test_probe_sees_a_logged_out_cli(logged_in: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAUDE_CODE_OAUTH_TOKEN")
+    status = probe(resolve_llm_config({}, env=dict(os.environ)))
+    assert status.logged_in is False and status.auth_method == "none"
+    assert status.problem == "Claude Code is not logged in (run `claude auth login`)"
+
+
+def test_a_structured_answer_through_the_real_cli(logged_in: Path, api: FakeMessagesAPI) -> None:
+    structured_output(api, GOOD)
+    chosen = engine()
+    result = chosen.ask(SelfTestReply, PROMPT, {"word": "legion"})
+    assert result.output == SelfTestReply(**GOOD) and result.engine == "claude-code"
+    calls = api.calls()
+    assert len(calls) == 1  # no title request, no second turn
+    body = calls[0].body
+    prompt = load_prompt(PROMPT).render({"word": "legion"})
+    assert body["stream"] is True and body["max_tokens"] == 4096
+    assert body["system"][-1]["text"] == prompt.system  # ours, after the CLI's one-line preamble
+    (message,) = body["messages"]
+    assert message["content"][-1]["text"] == prompt.user  # stdin, as the last user block
+    assert "MARKER-FROM-CLAUDE-MD" not in json.dumps(body)
+    (tool,) = body["tools"]
+    assert tool["name"] == "StructuredOutput" and tool["input_schema"]["required"] == [
+        "echo",
+        "length",
+    ]
+    assert body["output_config"]["effort"] == "low"
+    assert calls[0].headers["authorization"] == "Bearer oauth-dummy-token-for-tests"
+    assert "x-api-key" not in calls[0].headers
+    billed = api.total_usage()
+    assert (
+        result.usage.input_tokens
+        == billed["input_tokens"]
+        + billed["cache_read_input_tokens"]
+        + billed["cache_creation_input_tokens"]
+    )
+    assert result.usage.output_tokens == billed["output_tokens"]
+    assert result.usage.calls == 1 and result.usage.estimated_cost_usd > 0
+
+
+def test_the_real_budget_stop(logged_in: Path, api: FakeMessagesAPI) -> None:
+    api.responder = lambda request: Reply.tool(
+        GOOD, name="StructuredOutput", usage={"input_tokens": 2_000_000, "output_tokens": 10}
+    )
+    chosen = engine(LEGION_LLM_MAX_COST="0.5")
+    with pytest.raises(
+        BudgetExceededError, match=r"Claude Code stopped at its --max-budget-usd of \$0.5000"
+    ):
+        chosen.ask(SelfTestReply, PROMPT, {"word": "legion"})
+    assert chosen.meter.total.estimated_cost_usd > 0.5  # what the CLI spent is reported
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [(529, r"overloaded \(HTTP 529\)"), (429, r"rate-limited \(HTTP 429\)")],
+)  # fmt: skip
+def test_real_api_errors(logged_in: Path, api: FakeMessagesAPI, status: int, expected: str) -> None:
+    api.responder = lambda request: Reply.error(status)
+    with pytest.raises(ClaudeCodeError, match=expected):
+        engine(LEGION_LLM_MAX_ATTEMPTS="1").ask(SelfTestReply, PROMPT, {"word": "legion"})
+
+
+def test_real_refused_login(logged_in: Path, api: FakeMessagesAPI) -> None:
+    api.responder = lambda request: Reply.error(401, message="invalid bearer token")
+    with pytest.raises(ClaudeCodeNotLoggedInError, match="login was refused"):
+        engine(LEGION_LLM_MAX_ATTEMPTS="1").ask(SelfTestReply, PROMPT, {"word": "legion"})
+
+
+def test_compact_on_the_demo_with_only_claude_code(
+    logged_in: Path, api: FakeMessagesAPI, demo_project: Path, cli: Any
+) -> None:
+    phase = find_phase(demo_project, "3")
+    prep = prepare(phase)
+    digest = offline_digest(prep, header_for(prep, date(2026, 6, 15)))
+    structured_output(api, digest.model_dump())
+    result = cli("compact", "3", "--root", demo_project, "--today", "2026-06-15", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["data"]
+    assert data["engine"] == "claude-code" and data["written"] is True and not data["fell_back"]
+    assert data["usage"]["engine"] == "claude-code" and data["usage"]["estimated_cost_usd"] > 0
+    assert (demo_project / data["path"]).is_file()
+    assert "ANTHROPIC_API_KEY" not in os.environ and len(api.calls()) >= 1
