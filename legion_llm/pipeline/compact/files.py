@@ -62,11 +62,12 @@ def _describe(item: str, path: str) -> str:
 def file_items(plans: list[PlanParts], paths: tuple[str, ...], *, full: bool) -> list[FileItem]:
     """One entry per path, in `paths` order, described by the Files sections that list it."""
     notes = [(p.facts.id, _file_notes(p)) for p in plans]
+    named = [(p.facts.id, set(find_paths(_plain(p)))) for p in plans]  # once per plan, not per path
     result = []
     for path in paths:
         said = [(pid, n[path]) for pid, n in notes if path in n]
         if not said:
-            where = [p.facts.id for p in plans if path in find_paths(_plain(p))]
+            where = [pid for pid, found in named if path in found]
             said = [(w, "named") for w in where[:1]] or [("", "named")]
         if any(t == MOVED for _, t in said):
             continue
