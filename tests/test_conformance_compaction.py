@@ -88,7 +88,7 @@ def test_real_roadmaps(copied: Path) -> None:
         ("9thLevelSoftware__legion/.planning/archive/01-plugin-foundation/01-01-SUMMARY.md",
          ("INFRA-01", "INFRA-02"), [".claude/commands/agency/start.md", "CLAUDE.md"], []),
         ("9thLevelSoftware__legion/.planning/phases/33-knowledge-memory/33-02-SUMMARY.md",
-         ("KNW-02", "KNW-03"), ["skills/memory-manager/SKILL.md"], []),
+         ("KNW-01", "KNW-02", "KNW-03"), ["skills/memory-manager/SKILL.md"], []),
         ("Atypical-Consulting__FlowForge/.planning/phases/06.1-catppuccin-mocha-file-icons/06.1-01-SUMMARY.md",
          (), ["src/lib/file-icons.ts", "Dockerfile"], ["Node.js"]),
         ("ace027__custom-psa-nolegion/.planning/phases/01-block-hour-retainer-agreements/01-01-SUMMARY.md",
@@ -102,6 +102,16 @@ def test_real_summary_extraction(path: str, ids: tuple[str, ...], some_paths: li
     assert all(p in facts.paths for p in some_paths)
     assert not any(p in facts.paths for p in not_paths)
     assert facts.name and facts.outcome == "success"
+
+
+def test_a_real_prose_status_line_reports_a_requirement() -> None:
+    # 33-02 names KNW-01 only in a closing status sentence, not in a requirements source
+    path = "9thLevelSoftware__legion/.planning/phases/33-knowledge-memory/33-02-SUMMARY.md"
+    facts = plan_facts("33-02", "33-02-SUMMARY.md", (REALWORLD / path).read_text(encoding="utf-8"))
+    prose = [r for r in facts.reports if r.source == "prose"]
+    assert {r.id for r in prose} == {"KNW-01", "KNW-02", "KNW-03"}
+    assert all(r.stated == "pass" for r in prose)
+    assert facts.verdict("KNW-01") == "pass"
 
 
 def test_the_commands_on_a_real_project(cli: Any, tmp_path: Path) -> None:

@@ -227,3 +227,79 @@ def test_crlf_and_lf_give_the_same_facts(tmp_path: Path) -> None:
     crlf = plan_facts("02-01", "x", raw.decode())
     assert crlf == plan_facts("02-01", "x", lf)
     assert all("\r" not in p for p in crlf.paths)
+
+
+def roadmap_ids(case: str) -> tuple[str, ...]:
+    from legion_llm.memory.phases.find import find_phase
+
+    return find_phase(PHASES / case, expected(case)["phase"]).roadmap.requirement_ids
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "verdicts" in expected(c)])
+def test_grounded_verdicts_equal_the_ground_truth(case: str) -> None:
+    facts = facts_of(case, roadmap_ids(case))
+    found = {rid: facts.grounded(rid).verdict for rid in facts.requirement_ids}
+    assert found == expected(case)["verdicts"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "brace_members" in expected(c)])
+def test_a_brace_list_is_kept_by_its_literal_or_all_its_members(case: str) -> None:
+    for literal, members in expected(case)["brace_members"].items():
+        assert literal in facts_of(case).paths
+        assert path_present(literal, f"| {literal} | x |")
+        assert path_present(literal, " and ".join(members))
+        assert not path_present(literal, " and ".join(members[:-1]))
+
+
+@pytest.mark.parametrize(
+    ("line", "reported"),
+    [
+        ("Satisfies spec R2.3–R2.5 and the logging part of R2.9.",
+         {"R2.3–R2.5": "pass", "R2.3": "pass", "R2.4": "pass", "R2.5": "pass", "R2.9": "partial"}),
+        ("- Phase 7 is done (AUTH-01, AUTH-02 all satisfied)", {"AUTH-01": "pass", "AUTH-02": "pass"}),
+        ("This closes FX-01..03.", {"FX-01..03": "pass", "FX-01": "pass", "FX-02": "pass", "FX-03": "pass"}),
+        ("Also implements FX-04..FX-05.", {"FX-04..FX-05": "pass", "FX-04": "pass", "FX-05": "pass"}),
+        ("Covers R4 partially; R5 is not yet covered.", {"R4": "partial", "R5": "not verified"}),
+        ("AUTH-03 is complete but AUTH-04 is not.", {"AUTH-03": "pass", "AUTH-04": "not verified"}),
+        ("R6, R7, and R8 are met.", {"R6": "pass", "R7": "pass", "R8": "pass"}),
+        ("Checks for R9 failed, so R9 is not met.", {"R9": "fail"}),
+        ("See R3.1 and AUTH-09 in the spec.", {}),  # no status word: not a report
+        ("Implemented SHA-256 digests, UTF-8 input and ES2022 output for S3.", {}),
+        ("Closes D-05 and T-01-01; satisfies O-014.", {}),
+    ],
+)  # fmt: skip
+def test_prose_status_lines_report_requirements(line: str, reported: dict[str, str]) -> None:
+    from legion_llm.memory.phases.extract import requirement_reports
+
+    found = {r.id: r.stated for r in requirement_reports(f"# Plan 01-01 Summary: X\n\n{line}\n")}
+    assert found == reported
+
+
+def test_prose_inside_a_fence_is_not_a_report() -> None:
+    text = "# T\n\n```\nR1 satisfied\n```\n"
+    assert requirement_ids(text) == []
+
+
+def test_a_failed_plan_passes_nothing_it_reports() -> None:
+    text = "# Plan 01-01 Summary: X\n\n**Status:** Failed\n\nThis plan completes R1.\n"
+    plan = plan_facts("01-01", "x", text)
+    assert plan.requirement_ids == ("R1",) and plan.verdict("R1") == "fail"
+    assert phase_facts([("01-01", "x", text)], ("R1", "R2")).grounded("R2").plans == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "paths"),
+    [
+        ("## Files Created\n- **Procfile.dev** — x\n- `kiosk.service` — y\n", ["Procfile.dev", "kiosk.service"]),
+        ("## Artifacts\n1. **app.webmanifest**: z\n", ["app.webmanifest"]),
+        ("## Decisions\n- **kiosk.local** is the host\n", []),  # not a Files section
+        ("## Files\n- **v1.2** and **Node.js**\n```\n- **in.fence**\n```\n", []),
+        ("apps/web/{index.html,vite.config.ts,src/main.tsx}", ["apps/web/{index.html,vite.config.ts,src/main.tsx}"]),
+        ("`{a,b}.ts`, src/**/*.{ts,tsx} and src/{a,b}", ["{a,b}.ts", "src/**/*.{ts,tsx}"]),
+        ("globs /*.ts, **/*.md and *.md, but src/*.ts", ["src/*.ts"]),
+        ("see {src/x.py} and .planning/phases/{06..08}/*-SUMMARY.md",
+         ["src/x.py", ".planning/phases/{06..08}/*-SUMMARY.md"]),
+    ],
+)  # fmt: skip
+def test_file_names_brace_lists_and_globs(text: str, paths: list[str]) -> None:
+    assert find_paths(text) == paths

@@ -2,16 +2,12 @@
 
 Shared by the compactor, `verify-compaction` and the compaction eval:
 
-- requirement ids from every place summaries put them: frontmatter keys `requirements*`
-  (flow or block lists), `## Requirements Covered|Satisfied|...` sections, `**Requirement(s):**`
-  lines, and (through phases.py) the phase's `**Requirements**:` line in ROADMAP.md. Styles
-  `REQ-01`, `AUTH-02`, `L9I-01`, `R1`, `R1.1`; a range `R1.1–R1.4` is kept as written and
-  expanded. Decision, threat, outcome, error and pattern ids (`D-05`, `T-01-01`, `O-014`,
-  `E-002`, `PAT-003`) are not requirements.
-- file paths anywhere in the text (extract_paths.py, re-exported here): decorations such as
-  `(~370 lines)` are never part of a path; globs, brace expansions and absolute paths are kept
-  as written; slash commands, scoped npm packages, dotted identifiers and fractions are not paths.
-- per plan: id, name, status as written, outcome (success | partial | failed), agent.
+- requirement ids and how each summary reports them (requirements.py, re-exported here):
+  frontmatter `requirements*` keys, requirements sections, `**Requirement(s):**` lines and prose
+  status lines, plus (through find.py) the phase's `**Requirements**:` line in ROADMAP.md;
+- file paths anywhere in the text (paths.py, re-exported here);
+- per plan: id, name, status as written, outcome (success | partial | failed), agent, and the
+  requirement reports; per phase: the verdict the originals ground for each requirement id.
 
 Everything here is pure text processing: no LLM, no network. CRLF input is accepted.
 """
@@ -29,140 +25,20 @@ from legion_llm.memory.phases.paths import is_path as is_path
 from legion_llm.memory.phases.paths import normalise as normalise
 from legion_llm.memory.phases.paths import path_present as path_present
 from legion_llm.memory.phases.paths import unique as unique
-
-# ---------------------------------------------------------------- requirement ids
-
-_DASH_ID = r"[A-Z][A-Z0-9]{0,11}-\d{1,4}(?:\.\d+)?"
-_DOT_ID = r"[A-Z]{1,4}\d+(?:\.\d+)*"
-_ID = rf"(?:{_DASH_ID}|{_DOT_ID})"
-_EDGE_BEFORE = r"(?<![\w.\-/])"
-_EDGE_AFTER = r"(?![\w\-]|\.\d)"
-ID_RE = re.compile(rf"{_EDGE_BEFORE}({_ID}){_EDGE_AFTER}")
-RANGE_RE = re.compile(rf"{_EDGE_BEFORE}({_ID})\s*[–—-]\s*({_ID}){_EDGE_AFTER}")
-# what an output may name as a requirement: dash-style ids anywhere, R-style ids
-OUTPUT_ID_RE = re.compile(rf"{_EDGE_BEFORE}({_DASH_ID}|R\d+(?:\.\d+)*){_EDGE_AFTER}")
-NOT_REQUIREMENT = re.compile(r"^(?:D|T|O|E|P|PAT)-\d")
-_REQ_HEADING = re.compile(r"^#{2,4}\s+Requirements?\b", re.IGNORECASE)
-_REQ_LINE = re.compile(
-    r"^\s*(?:[-*>]\s*)*(?:\*\*)?Requirements?(?:\*\*)?\s*:\s*(?:\*\*)?\s*:?\s*(.*)$",
-    re.IGNORECASE,
-)
-_FM_REQ_KEY = re.compile(r"^requirements?(?:[-_][a-z_-]+)?\s*:(.*)$", re.IGNORECASE)
-_PARENS = re.compile(r"\([^()]*\)")
-_MAX_RANGE = 50
-
-
-def _split_number(rid: str) -> tuple[str, str]:
-    match = re.match(r"^(.*?)(\d+)$", rid)
-    return (match.group(1), match.group(2)) if match else (rid, "")
-
-
-def expand_range(first: str, last: str) -> list[str]:
-    """`R1.1`..`R1.4` -> the four ids; [] when the two ends do not form a clear range."""
-    head_a, num_a = _split_number(first)
-    head_b, num_b = _split_number(last)
-    if head_a != head_b or not num_a or not num_b:
-        return []
-    start, end = int(num_a), int(num_b)
-    if not start < end <= start + _MAX_RANGE:
-        return []
-    width = len(num_a) if num_a.startswith("0") else 0
-    return [f"{head_a}{n:0{width}d}" for n in range(start, end + 1)]
-
-
-def ids_in_line(text: str) -> list[str]:
-    """Requirement ids in a requirement source line: ranges as written plus their members."""
-    text = _PARENS.sub(" ", text)
-    found: list[str] = []
-    for match in RANGE_RE.finditer(text):
-        members = expand_range(match.group(1), match.group(2))
-        if members:
-            found += [match.group(0), *members]
-    found += [m.group(1) for m in ID_RE.finditer(text)]
-    return unique(i for i in found if not NOT_REQUIREMENT.match(i))
-
-
-def split_frontmatter(text: str) -> tuple[list[str], str]:
-    """(frontmatter lines, body) for text starting with a `---` YAML block."""
-    text = normalise(text)
-    if not text.startswith("---\n"):
-        return [], text
-    end = text.find("\n---", 4)
-    if end < 0:
-        return [], text
-    after = text.find("\n", end + 4)
-    body = text[after + 1 :] if after >= 0 else ""
-    return text[4:end].split("\n"), body
-
-
-def _frontmatter_requirements(lines: list[str]) -> list[str]:
-    found: list[str] = []
-    for index, line in enumerate(lines):
-        match = _FM_REQ_KEY.match(line.strip()) if not line.startswith((" ", "\t")) else None
-        if not match:
-            continue
-        found += ids_in_line(match.group(1).strip().strip("[]"))
-        for item in lines[index + 1 :]:
-            if not item.startswith((" ", "\t", "-")):
-                break
-            found += ids_in_line(item.strip().lstrip("-").strip().strip("\"'"))
-    return found
-
-
-def requirement_ids(text: str) -> list[str]:
-    """Every requirement id a summary names in a requirement source (not in prose)."""
-    frontmatter, body = split_frontmatter(text)
-    found = _frontmatter_requirements(frontmatter)
-    in_section = in_fence = False
-    for line in body.split("\n"):
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        if line.startswith("#"):
-            in_section = bool(_REQ_HEADING.match(line))
-            continue
-        match = _REQ_LINE.match(line)
-        if match:
-            found += ids_in_line(match.group(1))
-        elif in_section:
-            found += ids_in_line(_section_item(line))
-    return sort_ids(unique(found))
-
-
-def _section_item(line: str) -> str:
-    """The id part of a requirements-section line: a bullet's head or a table's first cell."""
-    stripped = line.strip()
-    if stripped.startswith("|"):
-        cells = [c.strip() for c in stripped.strip("|").split("|")]
-        return cells[0] if cells else ""
-    stripped = re.sub(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?", "", stripped)
-    head = re.split(r"\s[—–]\s|:\s|\s-\s", stripped, maxsplit=1)[0]
-    return head.replace("**", "").replace("`", "")
-
-
-def _id_key(rid: str) -> tuple[object, ...]:
-    parts = re.split(r"(\d+)", rid)
-    return tuple(int(p) if p.isdigit() else p for p in parts)
-
-
-def sort_ids(ids: Iterable[str]) -> list[str]:
-    return sorted(ids, key=lambda i: (_id_key(re.split(r"\s*[–—-]\s*(?=[A-Z])", i)[0]), -len(i)))
-
-
-def ids_present(rid: str, text: str) -> bool:
-    """Whether `rid` occurs in `text` as a whole id (R1 is not found inside R14 or R1.2)."""
-    if RANGE_RE.fullmatch(rid):
-        match = RANGE_RE.fullmatch(rid)
-        assert match is not None
-        if rid in text:
-            return True
-        members = expand_range(match.group(1), match.group(2))
-        return bool(members) and all(ids_present(m, text) for m in members)
-    pattern = rf"{_EDGE_BEFORE}{re.escape(rid)}{_EDGE_AFTER}"
-    return re.search(pattern, text) is not None
-
+from legion_llm.memory.phases.requirements import ID_RE as ID_RE
+from legion_llm.memory.phases.requirements import NOT_REQUIREMENT as NOT_REQUIREMENT
+from legion_llm.memory.phases.requirements import OUTPUT_ID_RE as OUTPUT_ID_RE
+from legion_llm.memory.phases.requirements import RANGE_RE as RANGE_RE
+from legion_llm.memory.phases.requirements import Report as Report
+from legion_llm.memory.phases.requirements import Verdict as Verdict
+from legion_llm.memory.phases.requirements import expand_range as expand_range
+from legion_llm.memory.phases.requirements import ids_in_line as ids_in_line
+from legion_llm.memory.phases.requirements import ids_present as ids_present
+from legion_llm.memory.phases.requirements import range_members as range_members
+from legion_llm.memory.phases.requirements import requirement_ids as requirement_ids
+from legion_llm.memory.phases.requirements import requirement_reports as requirement_reports
+from legion_llm.memory.phases.requirements import sort_ids as sort_ids
+from legion_llm.memory.phases.requirements import split_frontmatter as split_frontmatter
 
 # ---------------------------------------------------------------- per plan
 
@@ -190,6 +66,33 @@ class PlanFacts:
     agent: str | None
     requirement_ids: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
+    reports: tuple[Report, ...] = ()
+
+    def verdict(self, rid: str) -> Verdict | None:
+        """What this summary reports for `rid` (None: it does not report it)."""
+        found = [r.verdict(self.outcome) for r in self.reports if r.id == rid]
+        return combine(found) if found else None
+
+
+def combine(verdicts: Iterable[Verdict]) -> Verdict:
+    """One verdict from several: agreeing ones stay, disagreeing ones are partial."""
+    known = list(dict.fromkeys(v for v in verdicts if v != "not verified"))
+    if not known:
+        return "not verified"
+    return known[0] if len(known) == 1 else "partial"
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """The verdict the originals support for one requirement id, and the plans reporting it."""
+
+    id: str
+    verdict: Verdict
+    plans: tuple[str, ...]
+
+    def allows(self, verdict: str) -> bool:
+        """A proposal may give the grounded verdict, or say it is not verified."""
+        return verdict in (self.verdict, "not verified")
 
 
 @dataclass(frozen=True)
@@ -204,6 +107,24 @@ class PhaseFacts:
 
     def plan(self, plan_id: str) -> PlanFacts | None:
         return next((p for p in self.plans if p.id == plan_id), None)
+
+    def grounded(self, rid: str) -> Grounded:
+        """PASS/FAIL/PARTIAL only where a summary of this phase reports the id (a ROADMAP-only
+        id, or one no summary reports, is not verified)."""
+        by_plan = [(p.id, v) for p in self.plans if (v := p.verdict(rid)) is not None]
+        by_plan = by_plan or self._within_range(rid)
+        verdict = combine(v for _, v in by_plan)
+        plans = tuple(pid for pid, v in by_plan if v != "not verified" or verdict == v)
+        return Grounded(rid, verdict, plans)
+
+    def _within_range(self, rid: str) -> list[tuple[str, Verdict]]:
+        """A member of a range some summary reports (`R1.2` of `R1.1–R1.4`)."""
+        found = []
+        for plan in self.plans:
+            for written in plan.requirement_ids:
+                if rid in range_members(written) and (v := plan.verdict(written)) is not None:
+                    found.append((plan.id, v))
+        return found
 
 
 def plan_name(title: str | None) -> str | None:
@@ -257,6 +178,7 @@ def _frontmatter_value(lines: list[str], key: str) -> str | None:
 def plan_facts(plan_id: str, file_name: str, text: str) -> PlanFacts:
     """Id, name, status, outcome, agent, requirement ids and paths of one plan summary."""
     frontmatter, body = split_frontmatter(text)
+    reports = requirement_reports(text)
     lines = body.split("\n")
     title = next((line[2:] for line in lines if line.startswith("# ")), None)
     hits = [h for h in (_first(_STATUS_LINE, lines), _first(_STATUS_HEADING, lines)) if h]
@@ -270,8 +192,9 @@ def plan_facts(plan_id: str, file_name: str, text: str) -> PlanFacts:
         status=status or None,
         outcome=outcome_of(status, body),
         agent=agent or None,
-        requirement_ids=tuple(requirement_ids(text)),
+        requirement_ids=tuple(sort_ids(dict.fromkeys(r.id for r in reports))),
         paths=tuple(find_paths(text)),
+        reports=tuple(reports),
     )
 
 

@@ -2,9 +2,13 @@
 
 Paths are found anywhere in the text (Files sections, tables, fenced blocks, prose, backticks,
 frontmatter). Decorations such as `(~370 lines)` are separate words and never part of a path;
-globs, brace expansions and absolute paths are kept as written. Slash commands (`/beacon`),
-scoped npm packages (`@node-rs/argon2`), dotted identifiers (`harbor.search.bulk`), fractions
-(`3/2`), bare extensions (`.mjs`) and technology names (`Node.js`) are not paths.
+globs and absolute paths are kept as written. A brace list (`apps/web/{index.html,src/main.tsx}`)
+is kept as written when every member is a path; a document keeps it by naming the literal or
+every member. Under a Files or Artifacts heading, a bold or code list item that starts with a
+bare `name.ext` names a file even when the extension is not a common one (`Procfile.dev`).
+Slash commands (`/beacon`), scoped npm packages (`@node-rs/argon2`), dotted identifiers
+(`harbor.search.bulk`), fractions (`3/2`), bare extensions (`.mjs`), glob-only fragments
+(`/*.ts`, `**/*.md`) and technology names (`Node.js`) are not paths.
 """
 
 from __future__ import annotations
@@ -68,12 +72,24 @@ def _protect_braces(text: str) -> str:
     return re.sub(r"\{[^{}\s]*\}", lambda m: m.group(0).replace(",", "\x00"), text)
 
 
+def _trim(piece: str) -> str:
+    """Strip surrounding punctuation, but keep the braces of a brace list (`{a,b}.ts`)."""
+    token = piece.lstrip(_LEAD.replace("{", "")).rstrip(_TRAIL.replace("}", ""))
+    if re.fullmatch(r"\{[^{},]*\}", token):
+        token = token[1:-1]  # `{a.py}`: braces around one word are punctuation
+    while token.startswith("{") and token.count("{") > token.count("}"):
+        token = token[1:].lstrip(_LEAD)
+    while token.endswith("}") and token.count("}") > token.count("{"):
+        token = token[:-1].rstrip(_TRAIL)
+    return token
+
+
 def _candidates(line: str) -> Iterable[str]:
     diff_header = line.startswith(("--- a/", "+++ b/", "diff --git"))
     for word in _TOKEN_SPLIT.split(_protect_braces(line)):
         for piece in re.split(r"(?<!\x00),|'", word):
-            token = piece.replace("\x00", ",").lstrip(_LEAD).rstrip(_TRAIL)
-            token = _LINE_SUFFIX.sub("", token).rstrip(_TRAIL)
+            token = _trim(piece.replace("\x00", ","))
+            token = _trim(_LINE_SUFFIX.sub("", token))
             if diff_header and token[:2] in ("a/", "b/"):
                 token = token[2:]
             if token:
@@ -85,6 +101,11 @@ def is_path(token: str) -> bool:
     if not _PATH_SHAPE.match(token) or "://" in token or token.startswith("@"):
         return False
     if token.count("{") != token.count("}") or token.count("(") != token.count(")"):
+        return False
+    if "{" in token:
+        members = expand_braces(token)
+        return len(members) > 1 and all("{" not in m and is_path(m) for m in members)
+    if _glob_only(token):
         return False
     last = token.rsplit("/", 1)[-1]
     nested = "/" in token
@@ -108,26 +129,72 @@ def _has_extension(name: str, *, strict: bool) -> bool:
     return known or (ext.islower() and len(ext) <= 6)
 
 
+def _glob_only(token: str) -> bool:
+    """`/*.ts`, `**/*.md`: nothing but wildcards and an extension names no file."""
+    rest = re.sub(r"^(?:~/|\.{1,2}/|/)+", "", token)
+    rest = re.sub(r"\.[A-Za-z0-9]+$", "", rest)
+    return "*" in token and not re.search(r"[A-Za-z0-9_]", re.sub(r"[*?\[\]]", "", rest))
+
+
+_FILES_HEADING = re.compile(r"^#{2,4}\s+.*\b(?:files?|artifacts?)\b", re.IGNORECASE)
+_MARKED_ITEM = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?(\*\*|`)\s*`?([^*`\s]+?)`?\s*\1"
+)
+_BARE_NAME = re.compile(r"^[A-Za-z0-9_][\w\-]*\.[a-z][a-z0-9]{0,11}$")
+
+
+def _listed_name(line: str) -> str | None:
+    """A bare `name.ext` at the head of a bold or code list item (in a Files section)."""
+    match = _MARKED_ITEM.match(line)
+    name = match.group(2).rstrip(":") if match else ""
+    if not _BARE_NAME.match(name) or name.lower() in TECH_NAMES:
+        return None
+    return name if re.search(r"[A-Za-z]", name.rsplit(".", 1)[0]) else None
+
+
 def find_paths(text: str) -> list[str]:
     """Every file path the text mentions, in order of first mention, as written."""
     found: list[str] = []
+    in_files = in_fence = False
     for line in normalise(text).split("\n"):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("#"):
+            in_files = bool(_FILES_HEADING.match(line))
         if "/" not in line and "." not in line:
             continue
-        found += [t for t in _candidates(line) if is_path(t)]
+        here = [t for t in _candidates(line) if is_path(t)]
+        listed = _listed_name(line) if in_files and not in_fence else None
+        found += ([listed] if listed and listed not in here else []) + here
     return unique(found)
 
 
 def expand_braces(path: str) -> list[str]:
-    """`packages/{core,web}/package.json` -> both paths (one level of braces)."""
+    """`packages/{core,web}/package.json` -> both paths (one level of braces; `{06..14}` too)."""
     match = re.search(r"\{([^{}]*)\}", path)
     if not match:
         return [path]
     head, tail = path[: match.start()], path[match.end() :]
-    return [head + option + tail for option in match.group(1).split(",")]
+    return [head + option + tail for option in _options(match.group(1))]
+
+
+def _options(inside: str) -> list[str]:
+    """`a,b` -> [a, b]; a sequence `06..14` -> its numbers (at most 50), zero-padded alike."""
+    sequence = re.fullmatch(r"(\d+)\.\.(\d+)", inside)
+    if not sequence:
+        return inside.split(",")
+    start, end = int(sequence.group(1)), int(sequence.group(2))
+    if not start < end <= start + 50:
+        return [inside]
+    width = len(sequence.group(1))
+    return [f"{n:0{width}d}" for n in range(start, end + 1)]
 
 
 def path_present(path: str, text: str) -> bool:
-    """Whether `path` is written in `text` as a whole path (not as part of a longer one)."""
+    """Whether `path` is written in `text` as a whole path (not as part of a longer one); a
+    brace list counts when it is written as such or every member is."""
     pattern = rf"(?<![\w./\-]){re.escape(path)}(?![\w/\-]|\.[A-Za-z0-9])"
-    return re.search(pattern, text) is not None
+    if re.search(pattern, text) is not None:
+        return True
+    members = expand_braces(path)
+    return len(members) > 1 and all(path_present(m, text) for m in members)

@@ -19,12 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from legion_llm.llm.offline import OfflineCall, offline_step
-from legion_llm.memory.phases.extract import (
-    PlanFacts,
-    Section,
-    expand_range,
-    ids_in_line,
-)
+from legion_llm.memory.phases.extract import PhaseFacts, PlanFacts, Section, ids_in_line
 from legion_llm.pipeline.compact.files import file_items
 from legion_llm.pipeline.compact.render import (
     AgentItem,
@@ -33,7 +28,6 @@ from legion_llm.pipeline.compact.render import (
     DeliverableItem,
     PhaseDigest,
     RequirementItem,
-    Verdict,
 )
 from legion_llm.pipeline.compact.text import PlanParts, first_clause, items, sentences, table_rows
 
@@ -214,39 +208,31 @@ def _split_head(item: str) -> tuple[str, str]:
     return (match.group(1), match.group(2)) if match else (item, "")
 
 
-def _verdict(text: str, outcome: str) -> Verdict:
-    low = text.lower()
-    if re.search(r"\bnot (met|done|satisfied)\b|\bfail", low) or outcome == "failed":
-        return "fail"
-    if "partial" in low or outcome == "partial":
-        return "partial"
-    return "pass"
-
-
 def _requirement(rid: str, plans: list[PlanParts], detail: Detail) -> RequirementItem:
-    hits = [(p, _requirement_notes(p).get(rid)) for p in plans if rid in p.facts.requirement_ids]
-    if not hits:
-        return _covered_by_range(rid, plans) or RequirementItem(
-            requirement_id=rid, verdict="not verified",
-            evidence="named in ROADMAP.md; no plan summary reports it",
-        )  # fmt: skip
-    verdicts = [_verdict(note or "", p.facts.outcome) for p, note in hits]
-    verdict: Verdict = verdicts[0] if len(set(verdicts)) == 1 else "partial"
-    notes = [n if detail.evidence else first_clause(n) for _, n in hits if n and not detail.minimal]
-    where = ", ".join(p.facts.id for p, _ in hits)
-    evidence = f"{'; '.join(dict.fromkeys(notes))} ({where})" if notes else f"reported by {where}"
-    return RequirementItem(requirement_id=rid, verdict=verdict, evidence=evidence)
+    """The grounded verdict (extract.py decides it for every engine) and its evidence."""
+    facts = PhaseFacts((), (), tuple({p.facts.id: p.facts for p in plans}.values()))
+    grounded = facts.grounded(rid)
+    if not grounded.plans:
+        return RequirementItem(requirement_id=rid, verdict="not verified",
+                               evidence="named in ROADMAP.md; no plan summary reports it")  # fmt: skip
+    reporting = [p for p in plans if p.facts.id in grounded.plans]
+    notes = [] if detail.minimal else [_note(p, rid, detail) for p in reporting]
+    where = ", ".join(dict.fromkeys(p.facts.id for p in reporting))
+    kept = list(dict.fromkeys(n for n in notes if n))
+    evidence = f"{'; '.join(kept)} ({where})" if kept else f"reported by {where}"
+    return RequirementItem(requirement_id=rid, verdict=grounded.verdict, evidence=evidence)
 
 
-def _covered_by_range(rid: str, plans: list[PlanParts]) -> RequirementItem | None:
-    for plan in plans:
-        for written in plan.facts.requirement_ids:
-            match = re.match(r"^(\S+)\s*[–—-]\s*(\S+)$", written)
-            if match and rid in expand_range(match.group(1), match.group(2)):
-                verdict = _verdict("", plan.facts.outcome)
-                return RequirementItem(requirement_id=rid, verdict=verdict,
-                                       evidence=f"within {written} ({plan.facts.id})")  # fmt: skip
-    return None
+def _note(plan: PlanParts, rid: str, detail: Detail) -> str:
+    """A requirements-section note for the id, else the status sentence reporting it, if open."""
+    note = _requirement_notes(plan).get(rid)
+    if note is None:
+        prose = [r for r in plan.facts.reports if r.id == rid and r.source == "prose"]
+        stated = [r.text for r in prose if r.stated != "pass"]
+        note = stated[0] if stated else None
+    if not note:
+        return ""
+    return note if detail.evidence else first_clause(note)
 
 
 def _check(plan: PlanParts, detail: Detail) -> CheckItem:

@@ -24,14 +24,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from legion_llm.memory.phases.extract import PlanFacts, sort_ids
+from legion_llm.memory.phases.extract import PlanFacts, Verdict, sort_ids
 from legion_llm.memory.table import encode_cell
 
-Verdict = Literal["pass", "partial", "fail", "not verified"]
 SECTIONS = ("Deliverables", "Decisions", "Files Modified", "Verification", "Agents")
 
 

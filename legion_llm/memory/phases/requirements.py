@@ -1,0 +1,283 @@
+"""Requirement ids in plan summaries: where they are written, how a summary reports them.
+
+Sources, each giving a `Report` (the id, where it came from, the text, and the verdict the
+text states):
+
+- frontmatter keys `requirements*` (flow or block lists; the key's own words such as
+  `requirements_pending` say what the list means);
+- `## Requirements Covered|Satisfied|...` sections (a bullet's head or a table's first cell);
+- `**Requirement(s):**` lines;
+- prose status lines anywhere outside fences: a sentence with a status word (satisfies,
+  completes, closes, covers, implements, addresses, fulfils, delivers, meets, passes, verified
+  ...) reports the ids it names (`AUTH-01, AUTH-02 all satisfied`).
+
+Id styles: `REQ-01`, `AUTH-02`, `L9I-01`, `R1`, dotted `R1.1`; ranges `R1.1–R1.4`,
+`REQ-01—REQ-03`, `FX-01..03` and `FX-01..FX-03` keep their literal and add their members.
+Decision, threat, outcome, error and pattern ids (`D-05`, `T-01-01`, `O-014`, `E-002`,
+`PAT-003`) are never requirements; in prose, standards and algorithms (`SHA-256`, `UTF-8`,
+`ISO-8601`) and bare letter+digit words (`S3`, `ES2022`) are not either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+_DASH_ID = r"[A-Z][A-Z0-9]{0,11}-\d{1,4}(?:\.\d+)?"
+_DOT_ID = r"[A-Z]{1,4}\d+(?:\.\d+)*"
+_ID = rf"(?:{_DASH_ID}|{_DOT_ID})"
+EDGE_BEFORE = r"(?<![\w.\-/])"
+EDGE_AFTER = r"(?![\w\-]|\.\d)"
+ID_RE = re.compile(rf"{EDGE_BEFORE}({_ID}){EDGE_AFTER}")
+_RANGE_BODY = rf"({_ID})(?:\s*(?:[–—-]|\.\.)\s*({_ID})|\s*(?:\.\.|[–—])\s*(\d+)(?![\w\-]|\.\d))"
+RANGE_RE = re.compile(rf"{EDGE_BEFORE}{_RANGE_BODY}{EDGE_AFTER}")
+# what an output may name as a requirement: dash-style ids anywhere, R-style ids
+OUTPUT_ID_RE = re.compile(rf"{EDGE_BEFORE}({_DASH_ID}|R\d+(?:\.\d+)*){EDGE_AFTER}")
+NOT_REQUIREMENT = re.compile(r"^(?:D|T|O|E|P|PAT)-\d")
+# in prose only: dash ids, dotted ids (`R2.3`) and `R<n>`; never a standard's or algorithm's name
+_PROSE_ID_RE = re.compile(rf"{EDGE_BEFORE}({_DASH_ID}|[A-Z]{{1,3}}\d+(?:\.\d+)+|R\d+){EDGE_AFTER}")
+_NOT_IN_PROSE = re.compile(
+    r"^(?:SHA|MD|UTF|UCS|ISO|IEC|IEEE|RFC|TLS|SSL|AES|RSA|DES|HTTP|ES|ECMA|PEP|CVE|CWE|X|"
+    r"BASE|WCAG|ARIA|HTML|CSS|IPV|WPA|H|MP|HS|RS|PS)-\d"
+)
+_REQ_HEADING = re.compile(r"^#{2,4}\s+Requirements?\b", re.IGNORECASE)
+_REQ_LINE = re.compile(
+    r"^\s*(?:[-*>]\s*)*(?:\*\*)?Requirements?(?:\*\*)?\s*:\s*(?:\*\*)?\s*:?\s*(.*)$",
+    re.IGNORECASE,
+)
+_FM_REQ_KEY = re.compile(r"^(requirements?(?:[-_][a-z_-]+)?)\s*:(.*)$", re.IGNORECASE)
+_PARENS = re.compile(r"\([^()]*\)")
+_STATUS_WORD = re.compile(
+    r"\b(?:satisf(?:y|ies|ied|ying)|complet(?:e|es|ed|ing)|clos(?:e|es|ed|ing)|"
+    r"cover(?:s|ed|ing)?|implement(?:s|ed|ing)?|address(?:es|ed|ing)?|fulfil+(?:s|ed|ing)?|"
+    r"deliver(?:s|ed|ing)?|meets?|met|pass(?:es|ed)?|verified|done)\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(
+    r"\b(?:not|never|no longer|isn't|aren't|wasn't|won't|doesn't|don't|without|nor)\b"
+    r"(?:\s+\w+){0,3}?\s+(?:yet\s+)?(?:satisf|complet|clos|cover|implement|address|fulfil|"
+    r"deliver|meet|met|pass|verif|done)|\b(?:is|are|was|were)\s+not\b",
+    re.IGNORECASE,
+)
+_SIGNAL = re.compile(
+    rf"{_STATUS_WORD.pattern}|{_NEGATED.pattern}|\b(?:deferred|pending|partial\w*|fail\w*)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+|\s+but\s+")
+_PART_OF = re.compile(r"\b(?:half|part|portion|parts)\s+of\s+(?:spec\s+|requirement\s+)?$", re.I)
+_OPEN = re.compile(
+    r"\b(?:deferred|postponed|pending|not yet|out of scope|not started|remaining|open)\b", re.I
+)
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+")
+_MAX_RANGE = 50
+
+Verdict = Literal["pass", "partial", "fail", "not verified"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """One place a summary names a requirement id, and the verdict that place states."""
+
+    id: str
+    source: str  # "frontmatter" | "section" | "line" | "prose"
+    text: str
+    stated: Verdict
+
+    def verdict(self, outcome: str) -> Verdict:
+        """The stated verdict, bounded by the plan's outcome (a failed plan passes nothing)."""
+        if self.stated == "not verified":
+            return self.stated
+        if self.stated == "fail" or outcome == "failed":
+            return "fail"
+        if self.stated == "partial" or outcome == "partial":
+            return "partial"
+        return "pass"
+
+
+def stated_verdict(text: str) -> Verdict:
+    """What a requirement note says: fail, partial, not verified (open, negated) or pass."""
+    low = text.lower()
+    if re.search(r"\bnot (met|done|satisfied)\b|\bfail", low):
+        return "fail"
+    if _NEGATED.search(text) or _OPEN.search(text):
+        return "not verified"
+    if "partial" in low:
+        return "partial"
+    return "pass"
+
+
+def _split_number(rid: str) -> tuple[str, str]:
+    match = re.match(r"^(.*?)(\d+)$", rid)
+    return (match.group(1), match.group(2)) if match else (rid, "")
+
+
+def expand_range(first: str, last: str) -> list[str]:
+    """`R1.1`..`R1.4` (or `FX-01`..`03`) -> the members; [] when the ends form no clear range."""
+    head_a, num_a = _split_number(first)
+    if last.isdigit():
+        last = head_a + last
+    head_b, num_b = _split_number(last)
+    if head_a != head_b or not num_a or not num_b:
+        return []
+    start, end = int(num_a), int(num_b)
+    if not start < end <= start + _MAX_RANGE:
+        return []
+    width = len(num_a) if num_a.startswith("0") else 0
+    return [f"{head_a}{n:0{width}d}" for n in range(start, end + 1)]
+
+
+def range_members(rid: str) -> list[str]:
+    """The members of a range literal (`R1.1–R1.4`, `FX-01..03`); [] for a single id."""
+    match = RANGE_RE.fullmatch(rid)
+    if not match:
+        return []
+    return expand_range(match.group(1), match.group(2) or match.group(3))
+
+
+def _ids(text: str, single: re.Pattern[str]) -> list[str]:
+    found: list[str] = []
+    for match in RANGE_RE.finditer(text):
+        members = expand_range(match.group(1), match.group(2) or match.group(3))
+        if members:
+            found += [match.group(0), *members]
+    found += [m.group(1) for m in single.finditer(text)]
+    return list(dict.fromkeys(i for i in found if not NOT_REQUIREMENT.match(i)))
+
+
+def ids_in_line(text: str) -> list[str]:
+    """Requirement ids in a requirement source line: ranges as written plus their members.
+    A parenthetical is a note (`R1, R2 (was R7)`), not a source."""
+    return _ids(_PARENS.sub(" ", text), ID_RE)
+
+
+def ids_in_prose(text: str) -> list[str]:
+    """Requirement ids in a prose sentence (stricter shapes, see the module docstring)."""
+    return [i for i in _ids(text, _PROSE_ID_RE) if not _NOT_IN_PROSE.match(i)]
+
+
+def split_frontmatter(text: str) -> tuple[list[str], str]:
+    """(frontmatter lines, body) for text starting with a `---` YAML block."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.startswith("---\n"):
+        return [], text
+    end = text.find("\n---", 4)
+    if end < 0:
+        return [], text
+    after = text.find("\n", end + 4)
+    body = text[after + 1 :] if after >= 0 else ""
+    return text[4:end].split("\n"), body
+
+
+def _frontmatter_reports(lines: list[str]) -> list[Report]:
+    found: list[Report] = []
+    for index, line in enumerate(lines):
+        match = _FM_REQ_KEY.match(line.strip()) if not line.startswith((" ", "\t")) else None
+        if not match:
+            continue
+        key = match.group(1)
+        stated = stated_verdict(key.replace("-", " ").replace("_", " "))
+        values = [match.group(2).strip().strip("[]")]
+        for item in lines[index + 1 :]:
+            if not item.startswith((" ", "\t", "-")):
+                break
+            values.append(item.strip().lstrip("-").strip().strip("\"'"))
+        for value in values:
+            found += [
+                Report(i, "frontmatter", f"{key}: {value}", stated) for i in ids_in_line(value)
+            ]
+    return found
+
+
+def _section_item(line: str) -> tuple[str, str]:
+    """(id part, note) of a requirements-section line: a bullet's head or a table's first cell."""
+    stripped = line.strip()
+    if stripped.startswith("|"):
+        cells = [c.strip() for c in stripped.strip("|").split("|")]
+        return (cells[0], " ".join(cells[1:])) if cells else ("", "")
+    stripped = re.sub(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?", "", stripped)
+    parts = re.split(r"\s[—–]\s|:\s|\s-\s", stripped, maxsplit=1)
+    note = parts[1] if len(parts) > 1 else ""
+    return parts[0].replace("**", "").replace("`", ""), note
+
+
+def _prose_reports(line: str) -> list[Report]:
+    found: list[Report] = []
+    for sentence in _SENTENCE.split(line):
+        if not _STATUS_WORD.search(sentence):
+            continue
+        text = " ".join(sentence.replace("**", "").split())
+        for clause in _CLAUSE.split(text):
+            stated = stated_verdict(clause if _SIGNAL.search(clause) else text)
+            found += [Report(i, "prose", text, _qualified(i, clause, stated))
+                      for i in ids_in_prose(clause)]  # fmt: skip
+    return found
+
+
+def _qualified(rid: str, clause: str, stated: Verdict) -> Verdict:
+    """`the logging part of R2.9`: a part of a requirement is a partial report of it."""
+    before = clause[: clause.find(rid)] if rid in clause else ""
+    return "partial" if stated == "pass" and _PART_OF.search(before) else stated
+
+
+def requirement_reports(text: str) -> list[Report]:
+    """Every place a summary names a requirement id in a requirement source or status line."""
+    frontmatter, body = split_frontmatter(text)
+    found = _frontmatter_reports(frontmatter)
+    title, in_section = "", False
+    in_fence = False
+    for line in body.split("\n"):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence or not line.strip():
+            continue
+        if line.startswith("#"):
+            in_section = bool(_REQ_HEADING.match(line))
+            title = line.lstrip("#").strip()
+            continue
+        match = _REQ_LINE.match(line)
+        if match:
+            note = " ".join(line.replace("**", "").split())
+            found += [Report(i, "line", note, stated_verdict(_PARENS.sub(" ", match.group(1))))
+                      for i in ids_in_line(match.group(1))]  # fmt: skip
+            continue
+        if in_section:
+            head, note = _section_item(line)
+            ids = ids_in_line(head)
+            if ids:
+                stated = stated_verdict(note) if note else stated_verdict(title)
+                found += [Report(i, "section", _one_line(line), stated) for i in ids]
+                continue
+        found += _prose_reports(line)
+    return found
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.strip().lstrip("-*+ ").replace("**", "").split())
+
+
+def _id_key(rid: str) -> tuple[object, ...]:
+    first = RANGE_RE.fullmatch(rid)
+    parts = re.split(r"(\d+)", first.group(1) if first else rid)
+    return tuple(int(p) if p.isdigit() else p for p in parts)
+
+
+def sort_ids(ids: Iterable[str]) -> list[str]:
+    """Natural order; a range literal just before its first member."""
+    return sorted(ids, key=lambda i: (_id_key(i), -len(i)))
+
+
+def requirement_ids(text: str) -> list[str]:
+    """Every requirement id a summary names in a requirement source or status line."""
+    return sort_ids(dict.fromkeys(r.id for r in requirement_reports(text)))
+
+
+def ids_present(rid: str, text: str) -> bool:
+    """Whether `rid` occurs in `text` as a whole id (R1 is not found inside R14 or R1.2)."""
+    members = range_members(rid)
+    if members:
+        return rid in text or all(ids_present(m, text) for m in members)
+    pattern = rf"{EDGE_BEFORE}{re.escape(rid)}{EDGE_AFTER}"
+    return re.search(pattern, text) is not None
