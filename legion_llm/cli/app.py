@@ -10,6 +10,7 @@ from typing import Any
 import typer
 from typer.exceptions import TyperException
 
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
 from legion_llm.cli.render import echo, envelope, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
@@ -46,11 +47,13 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
 }
 
 
-def demo() -> None:
-    """Run the whole flow on a copy of the bundled demo project (in a new temporary folder)."""
+def demo(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
+    """Run the whole flow on a copy of the bundled demo project: in a new temporary folder, or in
+    --root DIR (new or empty). --today: the demo's "today" (default 2026-06-15, the day its
+    history is dated around). --json: the walkthrough on stderr, one object on stdout."""
     from legion_llm.cli.demo import run_demo
 
-    run_demo()
+    run_demo(root, today, json_)
 
 
 def build_app(only: str | None = None) -> typer.Typer:

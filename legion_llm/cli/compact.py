@@ -106,9 +106,11 @@ def suggest_result(c: Common) -> CommandResult:
     return CommandResult("compact", {"suggest": True, "phases": rows, "message": message}, message)
 
 
-def verify_compaction_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = False) -> None:
+def verify_compaction_cmd(
+    phase: PhaseArg, root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False
+) -> None:
     """Check an existing COMPACTED.md against its originals: missing and invented ids and paths."""
-    c = common(root, None, json_)
+    c = common(root, today, json_)
     finish(verify_result(c, _phase(c, phase)), c)
 
 
@@ -140,9 +142,11 @@ def _verify_human(data: dict[str, Any], report: VerifyReport) -> str:
     return "\n".join(lines)
 
 
-def phase_context_cmd(phase: PhaseArg, root: RootOpt = None, json_: JsonOpt = False) -> None:
+def phase_context_cmd(
+    phase: PhaseArg, root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False
+) -> None:
     """The phase's COMPACTED.md when it exists, else its plan summaries."""
-    c = common(root, None, json_)
+    c = common(root, today, json_)
     finish(phase_context_result(c, _phase(c, phase)), c)
 
 

@@ -5,11 +5,17 @@ distil patterns, match a new error to a known fix, extract and load mission lear
 LLM steps use the offline engine, or Claude when a key is set (the usual engine resolution:
 LEGION_LLM_ENGINE=offline forces the offline engine). Each step calls the same function as its
 command, so what the demo prints is what `legion-llm ... --json` returns.
+
+`--root DIR` makes the copy in DIR (new or empty) instead of a new temporary folder; `--today`
+replaces the day the bundled history is dated around; with `--json` the walkthrough goes to
+stderr and stdout holds one object: {root, today, engine, files, usage}.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.cli import compact, distill, learnings, maintenance
-from legion_llm.cli.common import Common
+from legion_llm.cli.common import CommandResult, Common, finish, parse_today
 from legion_llm.cli.llm import LLMSession, open_session
 from legion_llm.cli.render import echo, rich_print, table
+from legion_llm.errors import InputError
 from legion_llm.memory.catalog import DEFAULT_CATALOG
 from legion_llm.memory.knowledge.read import ERRORS, read_knowledge
 from legion_llm.memory.outcomes.read import read_outcomes
@@ -47,6 +54,7 @@ CONTEXT:  while executing query on relation "postings\""""
 class Demo:
     root: Path
     session: LLMSession
+    today: date = DEMO_TODAY
 
     @property
     def paths(self) -> MemoryPaths:
@@ -54,7 +62,7 @@ class Demo:
 
     @property
     def common(self) -> Common:
-        return Common(self.root, DEMO_TODAY, False)
+        return Common(self.root, self.today, False)
 
     @property
     def engine(self) -> str:
@@ -82,8 +90,15 @@ def _progress(text: str) -> Iterator[None]:
         yield
 
 
-def _copy_project() -> Path:
-    target = Path(tempfile.mkdtemp(prefix="legion-llm-demo-"))
+def _copy_project(root: Path | None) -> Path:
+    """The bundled project copied into `root` (new or empty), else into a new temporary folder."""
+    if root is None:
+        target = Path(tempfile.mkdtemp(prefix="legion-llm-demo-"))
+    else:
+        target = root.expanduser().resolve()
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise InputError(f"{target} is not empty; the demo copies its project into a new or "
+                             "empty folder")  # fmt: skip
     shutil.copytree(demo_project_dir(), target, dirs_exist_ok=True)
     return target
 
@@ -101,7 +116,7 @@ def store_build_outcomes(demo: Demo) -> None:
                      tags=["review", "review-passed", "2-cycles"], branch="main"),
     ]  # fmt: skip
     for item in build:
-        r = add_outcome(demo.paths, item, today=DEMO_TODAY, catalog_file=catalog).record
+        r = add_outcome(demo.paths, item, today=demo.today, catalog_file=catalog).record
         _say(
             f"stored {r.id}: {r.agent} → {r.outcome}, task type {r.task_type} "
             f"(importance {r.importance})"
@@ -111,11 +126,11 @@ def store_build_outcomes(demo: Demo) -> None:
 def show_recall(demo: Demo) -> None:
     _step(2, "Recall: what do we know about the audit log and about backend work?")
     records = read_outcomes(demo.paths.outcomes).records
-    found = recall(records, RecallQuery(tags=["audit-log"], limit=5), DEMO_TODAY)
+    found = recall(records, RecallQuery(tags=["audit-log"], limit=5), demo.today)
     table("recall --tags audit-log", ["ID", "Date", "Agent", "Outcome", "Score", "Summary"],
           [[s.record.id, s.record.date, s.record.agent, s.record.outcome, s.score,
             s.record.summary] for s in found])  # fmt: skip
-    scores = agent_scores(records, ["backend"], DEMO_TODAY)
+    scores = agent_scores(records, ["backend"], demo.today)
     table("agent-scores --task-types backend", ["agent", "memory_score", "total_tasks"],
           [[s["agent"], s["memory_score"], s["total_tasks"]] for s in scores])  # fmt: skip
 
@@ -182,7 +197,7 @@ def match_new_error(demo: Demo) -> None:
 
 def extract_and_load(demo: Demo) -> None:
     _step(7, f"Extract learnings from the finished mission {MISSION.name}, then load them")
-    now = learnings.now_text(DEMO_TODAY.isoformat(), demo.common)
+    now = learnings.now_text(demo.today.isoformat(), demo.common)
     with _progress(f"Extracting learnings with {demo.engine}…"):
         done = learnings.extract_result(demo.common, demo.root / MISSION, demo.session, now, False)
     data = done.data
@@ -223,19 +238,27 @@ def _files(root: Path) -> list[Path]:
     return [*memory, *compacted, root / learnings.MEMORY]
 
 
-def run_demo() -> None:
-    root = _copy_project()
-    demo = Demo(root, open_session(Common(root, DEMO_TODAY, False)))
+def run_demo(root: Path | None = None, today: str | None = None, as_json: bool = False) -> None:
+    """The walkthrough on stdout; with `as_json` on stderr, and one envelope on stdout."""
+    day = DEMO_TODAY if today is None else parse_today(today)
+    target = _copy_project(root)
+    demo = Demo(target, open_session(Common(target, day, as_json)), day)
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+        _walkthrough(demo)
+    data = {"root": str(target), "today": day.isoformat(), "engine": demo.session.engine.name,
+            "files": [str(path) for path in _files(target)], "usage": demo.session.usage()}  # fmt: skip
+    finish(CommandResult("demo", data, None, demo.session.warnings), Common(target, day, as_json))
+
+
+def _walkthrough(demo: Demo) -> None:
     rich_print("[bold]legion-llm demo[/bold] on a copy of the demo project in")
-    echo(f"  {root}")  # plain print: a path is never wrapped
-    rich_print(
-        f"('today' is {DEMO_TODAY} so the bundled history scores the same every run; "
-        f"LLM steps use {demo.engine})"
-    )
+    echo(f"  {demo.root}")  # plain print: a path is never wrapped
+    why = " so the bundled history scores the same every run" if demo.today == DEMO_TODAY else ""
+    rich_print(f"('today' is {demo.today}{why}; LLM steps use {demo.engine})")
     for step in (store_build_outcomes, show_recall, show_briefing, compact_and_verify,
                  distill_patterns, match_new_error, extract_and_load, run_prune):  # fmt: skip
         step(demo)
     rich_print(f"\n{_usage(demo)}")
     rich_print("[bold green]Done.[/bold green] Open the files of the project copy:")
-    for path in _files(root):
+    for path in _files(demo.root):
         echo(f"  {path}")

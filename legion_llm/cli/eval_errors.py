@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, common, finish
+from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import table
@@ -31,6 +31,7 @@ def errors_eval_cmd(
     fixtures: Annotated[Path | None, typer.Option("--fixtures", help="Labelled error set.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the JSON log here.")] = None,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Pairwise precision/recall, grouping accuracy, fix@1/fix@5 of the error matcher; exit 1 on
@@ -39,7 +40,7 @@ def errors_eval_cmd(
     from legion_llm.memory.gitinfo import head_commit
     from legion_llm.pipeline.errmatch import PROMPT, adjudicate
 
-    c = common(root, None, json_)
+    c = common(root, today, json_)  # no date enters the matcher; --today is only checked
     check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     result = run_errors_eval(

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, common, finish
+from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 
@@ -72,12 +72,13 @@ def eval_distill(
     fixtures: FixturesOpt = None,
     out: OutOpt = None,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Distil every outcome history twice, score it, check the gates (evals/distill.toml)."""
     from legion_llm.evals.distill import run_distill_eval
 
-    c = common(root, None, json_)
+    c = common(root, today, json_)  # the dataset pins its own date; --today is only checked
     check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     run = run_distill_eval(session.engine, fixtures)
@@ -92,13 +93,14 @@ def eval_learnings(
     fixtures: FixturesOpt = None,
     out: OutOpt = None,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Extract every fixture mission and phase in order, twice; score, check the gates
     (evals/learnings.toml)."""
     from legion_llm.evals.learnings import run_learnings_eval
 
-    c = common(root, None, json_)
+    c = common(root, today, json_)  # the dataset pins its own date; --today is only checked
     check_out(c, out)
     session = open_session(c, engine, model, max_cost)
     run = run_learnings_eval(session.engine, fixtures)

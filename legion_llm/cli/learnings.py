@@ -87,11 +87,12 @@ def load(
         int, typer.Option("--limit", min=0, help="At most this many tag-matched learnings.")
     ] = 5,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """The "Project Learnings" section for a goal: gotchas always, others when a tag is in the goal;
     over budget, the highest confidence and the newest first."""
-    c = common(root, None, json_)
+    c = common(root, today, json_)
     finish(load_result(c, goal, max_tokens, limit), c)
 
 

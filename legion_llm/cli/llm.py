@@ -14,7 +14,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import typer
 
-from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, common, finish
+from legion_llm.cli.common import (
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+)
 
 if TYPE_CHECKING:
     from legion_llm.llm.claude_code.cli import ClaudeCodeStatus
@@ -95,10 +103,11 @@ def check(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Show every engine, which one would be used and why, and the model. Calls no model."""
-    c = common(root, None, json_)
+    c = common(root, today, json_)
     config, warnings = resolve_config(c, engine, model, max_cost)
     data, human = check_report(c, config)
     code = 0 if data["ready"] else 1
@@ -229,12 +238,13 @@ def selftest(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Ask the engine one tiny structured question (prompts/selftest.md) and check the answer."""
     from legion_llm.llm.selftest import PROMPT, SelfTestReply, verify
 
-    c = common(root, None, json_)
+    c = common(root, today, json_)
     session = open_session(c, engine, model, max_cost)
     answer = session.engine.ask(SelfTestReply, PROMPT, {"word": word})
     passed = verify(word, answer.output)

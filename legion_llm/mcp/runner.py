@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,12 +26,14 @@ class Runner:
     """What every tool shares: the project root (fixed at start) and a lock, so two calls never
     write the same memory file at once."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, today: date | None = None) -> None:
         self.root = root.resolve()
+        self.today = today  # `legion-llm mcp --today`: the date of a call that passes none
         self._lock = threading.Lock()
 
     def common(self, today: str | None) -> Common:
-        return Common(self.root, parse_today(today), True)
+        day = self.today if today is None and self.today is not None else parse_today(today)
+        return Common(self.root, day, True)
 
     def run(self, build: Callable[[], CommandResult]) -> dict[str, Any]:
         """The object `legion-llm ... --json` prints, or a ToolError with the one-line message."""

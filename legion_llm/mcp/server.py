@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,10 @@ def annotations_for(name: str) -> ToolAnnotations:
     )
 
 
-def build_server(root: Path) -> MCPServer[Any]:
-    """A server whose tools all work inside `root` (not started)."""
-    runner = Runner(root)
+def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
+    """A server whose tools all work inside `root` (not started); `today`, when given, is the date
+    of every call that passes none."""
+    runner = Runner(root, today=today)
     app: MCPServer[Any] = MCPServer(
         "legion-llm",
         version=legion_llm.__version__,
@@ -74,8 +76,8 @@ def build_server(root: Path) -> MCPServer[Any]:
     return app
 
 
-def serve(root: Path) -> None:
+def serve(root: Path, *, today: date | None = None) -> None:
     """Serve on stdio until the client closes the connection."""
-    app = build_server(root)
+    app = build_server(root, today=today)
     os.chdir(root)  # a relative path means the same thing to every layer: under the root
     app.run()
