@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import dataclasses
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 from pydantic import Field
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 Today = Annotated[
     str | None,
@@ -41,3 +46,31 @@ PhaseSpec = Annotated[
         "inside the project.",
     ),
 ]
+
+
+def flat_fields(kind: type, descriptions: Mapping[str, str], **extra: Any) -> Callable[[F], F]:
+    """Give a `(self, **values)` tool method the fields of dataclass `kind` as its own flat
+    keyword parameters (each field's type and default; `extra` adds more, e.g. today=Today), so
+    its input schema comes from the same type as the CLI's without nesting it under one name."""
+    hints = get_type_hints(kind)
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for item in dataclasses.fields(kind):
+        default: Any = item.default
+        if item.default_factory is not dataclasses.MISSING:
+            default = item.default_factory()
+        elif default is dataclasses.MISSING:
+            default = inspect.Parameter.empty
+        hint = hints[item.name]
+        if item.name in descriptions:
+            hint = Annotated[hint, Field(description=descriptions[item.name])]
+        params.append(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY,
+                                        default=default, annotation=hint))  # fmt: skip
+    for name, hint in extra.items():
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation=hint))  # fmt: skip
+
+    def apply(method: F) -> F:
+        method.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+        return method
+
+    return apply

@@ -8,23 +8,38 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from legion_llm.cli import knowledge, maintenance, outcomes
-from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today
+from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today, flat_fields
 from legion_llm.mcp.runner import Runner
 from legion_llm.memory.outcomes.store import OutcomeInput
+
+OUTCOME_FIELDS = {
+    "phase": "Phase number, e.g. 4.",
+    "plan": "Plan id, e.g. 04-03, or review.",
+    "agent": "Agent id, or autonomous.",
+    "outcome": "success, partial or failed.",
+    "summary": "One line: what happened.",
+    "task_type": "Default: the agent's first CATALOG.md task type, else general.",
+    "tags": "Tags of the record.",
+    "importance": "1-5; overrides the computed importance.",
+    "branch": "Default: the current git branch.",
+}
 
 
 class MemoryTools:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
 
-    def outcomes_add(self, record: OutcomeInput, today: Today = None) -> dict[str, Any]:
+    @flat_fields(OutcomeInput, OUTCOME_FIELDS, today=Today)
+    def outcomes_add(self, **values: Any) -> dict[str, Any]:
         """Store one task outcome in OUTCOMES.md (memory-manager section 3), like `legion-llm
-        outcomes add --json`. record: phase, plan (e.g. 04-03 or review), agent (or autonomous),
-        outcome (success|partial|failed), summary (one line); optional task_type (else the agent's
-        first CATALOG.md task type, else general), tags, review_cycles, escalated, trivial,
-        blockers, cross_division, importance (1-5 overrides the computed score), branch (default:
-        the git branch). Returns {ok, command, data: {record: {id, importance, task_type, ...},
-        action}, warnings}."""
+        outcomes add --json`: phase, plan (e.g. 04-03 or review), agent (or autonomous), outcome
+        (success|partial|failed), summary (one line); optional task_type (else the agent's first
+        CATALOG.md task type, else general), tags, review_cycles, escalated, trivial, blockers,
+        cross_division, importance (1-5 overrides the computed score), branch (default: the git
+        branch). Returns {ok, command, data: {record: {id, importance, task_type, ...}, action},
+        warnings}."""
+        today = values.pop("today", None)
+        record = OutcomeInput(**values)
         run = self.runner
         return run.run(lambda: outcomes.add_result(run.common(today), record))
 

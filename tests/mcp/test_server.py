@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from legion_llm.memory.outcomes.store import OutcomeInput
 from tests.conftest import FIXTURES
 from tests.mcp.stdio import Calls, with_server
 from tests.pipeline.compaction_cases import copy_case, fingerprint
@@ -51,9 +53,11 @@ def test_lists_every_tool_with_typed_schemas(tmp_path: Path) -> None:
 
     tools = with_server(copy_demo(tmp_path, "demo"), elsewhere(tmp_path), scenario)
     assert set(tools) == TOOLS
-    record = tools["outcomes_add"].input_schema["$defs"]["OutcomeInput"]  # the CLI's dataclass
-    assert set(record["required"]) == {"phase", "plan", "agent", "outcome", "summary"}
-    assert {"tags", "review_cycles", "escalated", "importance"} <= set(record["properties"])
+    add = tools["outcomes_add"].input_schema  # flat, like every tool; fields of the CLI's dataclass
+    assert set(add["required"]) == {"phase", "plan", "agent", "outcome", "summary"}
+    assert set(add["properties"]) == {f.name for f in fields(OutcomeInput)} | {"today"}
+    assert add["properties"]["review_cycles"]["default"] == 1
+    assert add["properties"]["tags"]["type"] == "array" and "$defs" not in add
     assert tools["distill"].input_schema["properties"]["dry_run"]["default"] is True
     assert tools["compact"].input_schema["properties"]["dry_run"]["default"] is False
     assert tools["outcomes_recall"].input_schema["properties"]["limit"]["minimum"] == 1
@@ -71,7 +75,7 @@ def test_store_then_recall_give_the_same_json_as_the_cli(tmp_path: Path, cli: An
 
     async def scenario(calls: Calls) -> dict[str, Any]:
         return {
-            "add": await calls.ok("outcomes_add", record=RECORD, today=TODAY),
+            "add": await calls.ok("outcomes_add", **RECORD, today=TODAY),
             "recall": await calls.ok("outcomes_recall", tags=["audit-log"], today=TODAY),
             "briefing": await calls.ok("briefing", today=TODAY),
             "signals": await calls.ok("signals", task_types=["backend"], today=TODAY),
@@ -157,9 +161,10 @@ def test_errors_match_and_compact_dry_run_on_a_phase_fixture(tmp_path: Path, cli
 def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Path) -> None:
     root = copy_demo(tmp_path, "demo")
     bad_calls: list[tuple[str, dict[str, Any], str]] = [
-        ("outcomes_add", {"record": {**RECORD, "outcome": "won"}},
+        ("outcomes_add", {**RECORD, "outcome": "won"},
          "--outcome must be one of success, partial, failed, not 'won'"),
-        ("outcomes_add", {"record": {"phase": "4"}}, "Field required"),
+        ("outcomes_add", {"phase": "4"}, "Field required"),
+        ("outcomes_add", {"record": RECORD}, "Field required"),  # the old nested form
         ("outcomes_recall", {"limit": 0}, "greater than or equal to 1"),
         ("briefing", {"today": "yesterday"}, "--today must be a date like 2026-03-01"),
         ("compact", {"phase": "9"}, "no folder for phase 9"),
@@ -178,6 +183,6 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Pa
     messages = with_server(root, elsewhere(tmp_path), scenario)
     for (name, _, expected), message in zip(bad_calls, messages, strict=True):
         assert expected in message, (name, message)
-    for message in messages[:1] + messages[3:6]:  # our own errors: the CLI's one-line message
+    for message in messages[:1] + messages[4:7]:  # our own errors: the CLI's one-line message
         assert "\n" not in message
     assert "O-014" not in (root / ".planning/memory/OUTCOMES.md").read_text()
