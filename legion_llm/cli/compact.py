@@ -12,9 +12,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.host import (
+    FinalOpt,
+    HostOptions,
+    HostStep,
+    MakeStep,
+    OutOpt,
+    PrepareOpt,
+    ProposalOpt,
+    TicketOpt,
+    host_command,
+)
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import usage_line
-from legion_llm.errors import UsageError
+from legion_llm.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from legion_llm.cli.llm import LLMSession
@@ -47,6 +58,11 @@ def compact_cmd(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    prepare: PrepareOpt = False,
+    out: OutOpt = None,
+    proposal: ProposalOpt = None,
+    ticket: TicketOpt = None,
+    final: FinalOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -58,8 +74,31 @@ def compact_cmd(
         return
     if phase is None:
         raise UsageError("compact needs a PHASE (or --suggest)")
+    host = HostOptions(prepare, out, proposal, ticket, final)
+    if host.active:
+        found = _phase(c, phase)
+        finish(host_command(c, host, compact_maker(found, force), dry_run=dry_run), c)
+        return
     session = open_session(c, engine, model, max_cost)
     finish(compact_result(c, _phase(c, phase), session, force=force, dry_run=dry_run), c)
+
+
+def compact_maker(found: Phase, force: bool) -> MakeStep:
+    """The host step of `compact PHASE` (from a ticket's arguments on submit)."""
+
+    def make(c: Common, args: dict[str, Any] | None) -> HostStep:
+        if args is not None and str(args.get("phase")) != found.key:
+            raise InputError(f"the ticket is for phase {args.get('phase')}, not phase {found.key}")
+        forced = force or bool((args or {}).get("force"))
+
+        def run(session: LLMSession, write: bool) -> CommandResult:
+            return compact_result(c, found, session, force=forced, dry_run=not write)
+
+        return HostStep("compact", f"phase {found.key}",
+                        {"phase": found.key, "force": forced, "today": c.today.isoformat()}, run,
+                        submit_cli=f"legion-llm compact {found.key}", submit_tool="compact_submit")  # fmt: skip
+
+    return make
 
 
 def compact_result(

@@ -16,6 +16,17 @@ from legion_llm.cli.common import (
     common,
     finish,
 )
+from legion_llm.cli.host import (
+    FinalOpt,
+    HostOptions,
+    HostStep,
+    MakeStep,
+    OutOpt,
+    PrepareOpt,
+    ProposalOpt,
+    TicketOpt,
+    host_command,
+)
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import echo, usage_line
 
@@ -33,13 +44,42 @@ def distill(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     catalog: CatalogOpt = None,
+    prepare: PrepareOpt = False,
+    out: OutOpt = None,
+    proposal: ProposalOpt = None,
+    ticket: TicketOpt = None,
+    final: FinalOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Distil PATTERNS.md entries from OUTCOMES.md (spec section 8). Safe to run after every build."""
     c = common(root, today, json_)
+    host = HostOptions(prepare, out, proposal, ticket, final)
+    if host.active:
+        finish(host_command(c, host, distill_maker(catalog), dry_run=dry_run), c)
+        return
     finish(distill_result(c, open_session(c, engine, model, max_cost), dry_run, catalog), c)
+
+
+def distill_maker(catalog: Path | None) -> MakeStep:
+    """The host step of `distill`; problems are the proposed patterns the verification skips."""
+
+    def make(c: Common, args: dict[str, Any] | None) -> HostStep:
+        chosen = catalog if args is None or args.get("catalog") is None else Path(args["catalog"])
+
+        def run(session: LLMSession, write: bool) -> CommandResult:
+            return distill_result(c, session, not write, chosen)
+
+        keep = {"today": c.today.isoformat(), "catalog": None if chosen is None else str(chosen)}
+        return HostStep("distill", "distill", keep, run, _skipped_patterns,
+                        submit_cli="legion-llm distill", submit_tool="distill_submit")  # fmt: skip
+
+    return make
+
+
+def _skipped_patterns(data: dict[str, Any]) -> list[str]:
+    return [f"pattern {item['pattern']!r}: {item['reason']}" for item in data["skipped"]]
 
 
 def distill_result(

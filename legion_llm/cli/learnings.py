@@ -18,8 +18,20 @@ from legion_llm.cli.common import (
     finish,
     split_option,
 )
+from legion_llm.cli.host import (
+    FinalOpt,
+    HostOptions,
+    HostStep,
+    MakeStep,
+    OutOpt,
+    PrepareOpt,
+    ProposalOpt,
+    TicketOpt,
+    host_command,
+)
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
 from legion_llm.cli.render import echo, usage_line
+from legion_llm.errors import InputError
 
 if TYPE_CHECKING:
     from legion_llm.memory.learnings.read import Learning
@@ -118,6 +130,11 @@ def extract(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    prepare: PrepareOpt = False,
+    out: OutOpt = None,
+    proposal: ProposalOpt = None,
+    ticket: TicketOpt = None,
+    final: FinalOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -128,8 +145,43 @@ def extract(
     folder = mission if mission.is_absolute() else Path.cwd() / mission
     if not folder.exists() and (c.root / mission).is_dir():
         folder = c.root / mission  # a path given relative to --root
+    host = HostOptions(prepare, out, proposal, ticket, final)
+    if host.active:
+        maker = extract_maker(folder, now_text(today, c))
+        finish(host_command(c, host, maker, dry_run=dry_run), c)
+        return
     session = open_session(c, engine, model, max_cost)
     finish(extract_result(c, folder, session, now_text(today, c), dry_run), c)
+
+
+def extract_maker(folder: Path, now: str) -> MakeStep:
+    """The host step of `learnings extract FOLDER`; problems are the learnings it rejects."""
+
+    def make(c: Common, args: dict[str, Any] | None) -> HostStep:
+        where = _relative(folder, c)
+        if args is not None and args.get("mission") != where:
+            raise InputError(f"the ticket is for {args.get('mission')}, not {where}")
+        stamp = now if args is None else str(args.get("now") or now)
+
+        def run(session: LLMSession, write: bool) -> CommandResult:
+            return extract_result(c, folder, session, stamp, not write)
+
+        keep = {"mission": where, "now": stamp, "today": c.today.isoformat()}
+        return HostStep("learnings extract", where, keep, run, _rejected,
+                        submit_cli=f"legion-llm learnings extract {where}",
+                        submit_tool="learnings_extract_submit")  # fmt: skip
+
+    return make
+
+
+def _relative(folder: Path, c: Common) -> str:
+    resolved = folder.resolve()
+    return str(resolved.relative_to(c.root)) if resolved.is_relative_to(c.root) else str(resolved)
+
+
+def _rejected(data: dict[str, Any]) -> list[str]:
+    return [f"learning {item['title']!r}: {item.get('reason', 'rejected')}"
+            for item in data["skipped"] if item["action"] == "rejected"]  # fmt: skip
 
 
 def extract_result(

@@ -1,4 +1,4 @@
-"""The MCP server: every tool of MemoryTools, KnowledgeTools and PipelineTools, served on stdio.
+"""The MCP server: every tool of MemoryTools, KnowledgeTools, PipelineTools and HostTools, on stdio.
 
 Each tool returns the object the matching `legion-llm ... --json` prints ({ok, command, data,
 warnings}); a failure is a tool error carrying the command's one-line message, and the server keeps
@@ -19,6 +19,7 @@ from mcp.types import ToolAnnotations
 
 import legion_llm
 from legion_llm.mcp.runner import Runner
+from legion_llm.mcp.tools_host import HostTools
 from legion_llm.mcp.tools_knowledge import KnowledgeTools
 from legion_llm.mcp.tools_memory import MemoryTools
 from legion_llm.mcp.tools_pipeline import PipelineTools
@@ -28,12 +29,16 @@ legion-llm: the project's agent memory as markdown in git (.planning/memory/ for
 .mission-control/memory/ for mission-control). Every tool returns the same JSON object as the
 matching `legion-llm ... --json` command: {"ok", "command", "data", "warnings"}. Missing memory is
 an empty result, never an error. Memory is an enhancement: when a call fails, continue without it.
+With no API key, you can write the semantic part yourself: compact_prepare / distill_prepare /
+learnings_extract_prepare return instructions, a JSON schema and the inputs; answer them and call
+the matching *_submit tool, which verifies your answer like any model's before writing it.
 The project root is fixed when the server starts: {root}"""
 
 READ_ONLY = frozenset(
     {"outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing", "signals",
      "recall_topic", "patterns_recall", "errors_recall", "errors_match", "compact_suggest",
-     "verify_compaction", "phase_context", "learnings_load"}
+     "verify_compaction", "phase_context", "learnings_load", "compact_prepare", "distill_prepare",
+     "learnings_extract_prepare"}
 )  # fmt: skip
 ADDITIVE = frozenset({"outcomes_add", "patterns_add", "preferences_add", "learnings_add"})
 CALLS_CLAUDE = frozenset(
@@ -70,7 +75,13 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
         instructions=INSTRUCTIONS.replace("{root}", str(runner.root)),
         log_level="WARNING",
     )
-    for toolbox in (MemoryTools(runner), KnowledgeTools(runner), PipelineTools(runner)):
+    toolboxes = (
+        MemoryTools(runner),
+        KnowledgeTools(runner),
+        PipelineTools(runner),
+        HostTools(runner),
+    )
+    for toolbox in toolboxes:
         for name, method in tool_methods(toolbox):
             app.add_tool(method, name=name, annotations=annotations_for(name))
     return app

@@ -68,13 +68,18 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "\n[…]"
 
 
-def adjudicate(engine: Engine, error_text: str, match: Match) -> tuple[bool, str, str]:
-    """(same root cause, decided_by, reason) for one ambiguous match."""
-    variables = {
+def verdict_variables(error_text: str, match: Match) -> dict[str, str]:
+    """The `error-root-cause` prompt's variables for one ambiguous match."""
+    return {
         "new_error": _clip(error_text),
         "stored_error": _clip(match.candidate.signature),
         "known_fix": match.candidate.fix or "(none recorded)",
     }
+
+
+def adjudicate(engine: Engine, error_text: str, match: Match) -> tuple[bool, str, str]:
+    """(same root cause, decided_by, reason) for one ambiguous match."""
+    variables = verdict_variables(error_text, match)
     try:
         answer = engine.ask(RootCauseVerdict, PROMPT, variables, context=match)
     except BudgetExceededError as exc:  # a close call is optional: the offline rule decides it
@@ -93,6 +98,20 @@ def judge(engine: Engine | None, error_text: str, match: Match) -> JudgedMatch:
         return JudgedMatch(match, decide_offline(match), "offline")
     same, decided_by, reason = adjudicate(engine, error_text, match)
     return JudgedMatch(match, same, decided_by, reason)
+
+
+def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> list[dict[str, Any]]:
+    """The ambiguous matches the offline rule decided (no model was available), with the prompt
+    a model would have been asked, so the calling agent can judge them itself."""
+    from legion_llm.llm.prompts import load_prompt
+
+    prompt = load_prompt(PROMPT)
+    return [
+        {"id": j.match.candidate.key, "score": j.match.score, "offline_verdict": j.same,
+         "inputs": prompt.render(verdict_variables(error_text, j.match)).user}
+        for j in judged
+        if j.decided_by == "offline" and j.match.band not in ("match", "none")
+    ]  # fmt: skip
 
 
 def match_error(

@@ -1,0 +1,141 @@
+"""RecordingEngine (prepare) and ReplayEngine (submit): the two halves of the host engine.
+
+A question is identified by its key: the sha256 of the prompt file's identity, the rendered
+system and user text, and the answer's JSON schema. Prepare and submit render the same
+questions from the same inputs, so the keys match; a question at submit whose key was not
+prepared is the step asking again about the previous answer (a re-ask): its feedback becomes
+the `problems` handed back to the agent, unless the agent said its proposal is final.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from legion_llm.llm.budget import Usage
+from legion_llm.llm.claude_api.structured import describe
+from legion_llm.llm.engine import Answer, EngineBase, OfflineEngine, Request
+from legion_llm.llm.errors import LLMError
+
+T = TypeVar("T", bound=BaseModel)
+HOST_INPUT_BUDGET = 150_000  # what one question may carry; steps split larger inputs
+DEFAULT_ANSWER_TOKENS = 4_096
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a model would have been sent for one ask."""
+
+    prompt_name: str
+    prompt_sha256: str
+    system: str
+    user: str
+    schema: dict[str, Any]
+    max_tokens: int | None
+
+    @property
+    def key(self) -> str:
+        text = json.dumps([self.prompt_name, self.prompt_sha256, self.system, self.user,
+                           self.schema], sort_keys=True, ensure_ascii=False)  # fmt: skip
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    @property
+    def budget_tokens(self) -> int:
+        return self.max_tokens or DEFAULT_ANSWER_TOKENS
+
+
+def question_of(request: Request[Any]) -> Question:
+    prompt = request.prompt
+    schema = request.schema.model_json_schema()
+    return Question(prompt.name, prompt.sha256, prompt.system, prompt.user, schema,
+                    request.max_tokens)  # fmt: skip
+
+
+class ProposalProblems(LLMError):
+    """The proposal cannot be used as it is; `problems` says why, one line each."""
+
+    exit_code = 1
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("the proposal has problems: " + "; ".join(problems))
+        self.problems = list(problems)
+
+
+class RecordingEngine(OfflineEngine):
+    """Prepare: the offline step answers every ask, and each ask is recorded as a Question."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.questions: list[Question] = []
+        self.offline_answers: list[BaseModel] = []
+
+    def answer(self, request: Request[T]) -> Answer[T]:
+        self.questions.append(question_of(request))
+        answer = super().answer(request)
+        self.offline_answers.append(answer.output)
+        return answer
+
+    def input_budget(self, max_tokens: int | None = None) -> int:
+        return HOST_INPUT_BUDGET
+
+
+class ReplayEngine(EngineBase):
+    """Submit: each prepared question is answered with the agent's proposal for it."""
+
+    name = "host"
+
+    def __init__(
+        self, keys: Sequence[str], proposals: Sequence[object], *, final: bool, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        if len(proposals) != len(keys):
+            raise ProposalProblems(
+                [f"the ticket asks for {len(keys)} answer(s), the proposal has {len(proposals)}"]
+            )
+        self.keys = list(keys)
+        self.proposals = list(proposals)
+        self.final = final
+        self._last: dict[str, object] = {}
+
+    def input_budget(self, max_tokens: int | None = None) -> int:
+        return HOST_INPUT_BUDGET
+
+    def answer(self, request: Request[T]) -> Answer[T]:
+        question = question_of(request)
+        if question.key in self.keys:
+            index = self.keys.index(question.key)
+            proposal, where = self.proposals[index], _where(index, len(self.keys))
+        elif self.final and question.prompt_name in self._last:
+            proposal, where = self._last[question.prompt_name], "the final proposal"
+        else:
+            raise ProposalProblems(reask_problems(request))
+        try:
+            output = request.schema.model_validate(proposal)
+        except ValidationError as exc:
+            raise ProposalProblems(
+                [f"{where} does not match the schema: {describe(exc)}"]
+            ) from None
+        self._last[question.prompt_name] = proposal
+        self.meter.record(Usage(), self.name)
+        return Answer(output, Usage(), request.prompt.name, request.prompt.sha256, self.name, None)
+
+
+def _where(index: int, total: int) -> str:
+    return "the proposal" if total == 1 else f"answer {index + 1} of {total}"
+
+
+def reask_problems(request: Request[Any]) -> list[str]:
+    """The step's feedback on the previous answer, as one problem per line."""
+    feedback = request.variables.get("feedback")
+    if isinstance(feedback, str):
+        lines = [
+            line.strip()[2:] for line in feedback.splitlines() if line.strip().startswith("- ")
+        ]
+        if lines:
+            return lines
+    return [f"the step asked again (prompt {request.prompt.name!r}); revise the proposal"]

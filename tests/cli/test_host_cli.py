@@ -1,0 +1,256 @@
+"""The host engine through the CLI: `--prepare`, then `--proposal`, for compact, distill and
+learnings extract, on copies of the demo project. Good proposals are what the offline engine
+would answer (so they verify); bad ones are lazy, invalid or aimed at changed inputs."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from legion_llm.cli.common import Common
+from legion_llm.cli.compact import compact_maker
+from legion_llm.cli.distill import distill_maker
+from legion_llm.cli.host import MakeStep, record
+from legion_llm.cli.learnings import extract_maker
+from legion_llm.llm.prompts import load_prompt
+from legion_llm.memory.phases.find import find_phase
+from tests.pipeline.compaction_cases import fingerprint
+
+TODAY = "2026-06-15"
+MISSION = ".mission-control/missions/archive/mission-2026-06-12-audit-export"
+COMPACTED = ".planning/phases/03-fx-rates/03-COMPACTED.md"
+
+
+def offline_answers(root: Path, make: MakeStep) -> list[dict[str, Any]]:
+    """What the offline engine answers for each question of the step: proposals that verify."""
+    recorder, _ = record(make(Common(root.resolve(), date.fromisoformat(TODAY), True), None))
+    return [answer.model_dump() for answer in recorder.offline_answers]
+
+
+def lazy(value: Any, key: str | None = None) -> Any:
+    """Every free-text string replaced by "x" (enums and plan ids kept): schema-valid, useless."""
+    if key in ("verdict", "plan_id", "plans", "category", "confidence"):
+        return value
+    if isinstance(value, str):
+        return "x"
+    if isinstance(value, list):
+        return [lazy(item, key) for item in value]
+    if isinstance(value, dict):
+        return {k: lazy(v, k) for k, v in value.items()}
+    return value
+
+
+def prepare(cli: Any, root: Path, *args: str) -> dict[str, Any]:
+    result = cli(*args, "--prepare", "--root", root, "--today", TODAY, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["command"].endswith("--prepare")
+    data: dict[str, Any] = result.json["data"]
+    return data
+
+
+def submit(cli: Any, root: Path, ticket: str, proposal: Any, *args: str) -> Any:
+    path = root / "proposal.json"
+    path.write_text(json.dumps({"ticket": ticket, "proposal": proposal}), encoding="utf-8")
+    try:
+        return cli(*args, "--proposal", path, "--root", root, "--json")
+    finally:
+        path.unlink()
+
+
+def test_compact_prepare_hands_over_the_prompt_and_writes_nothing(
+    cli: Any, demo_project: Path
+) -> None:
+    before = fingerprint(demo_project)
+    request = prepare(cli, demo_project, "compact", "3")
+    assert set(request) == {"ticket", "step", "instructions", "schema", "inputs",
+                            "budget_tokens", "submit"}  # fmt: skip
+    assert request["ticket"].startswith("lt1.") and request["step"] == "compact"
+    assert request["instructions"] == load_prompt("compact-phase").system
+    assert "FX-01" in request["inputs"] and "src/fx/importer.py" in request["inputs"]
+    assert set(request["schema"]["required"]) >= {"deliverables", "files", "verification"}
+    assert request["budget_tokens"] > 0 and "compact_submit" in request["submit"]
+    assert fingerprint(demo_project) == before and not (demo_project / COMPACTED).exists()
+    again = prepare(cli, demo_project, "compact", "3")
+    assert again["ticket"] == request["ticket"]  # the same inputs, the same ticket
+
+
+def test_a_good_proposal_is_verified_and_written_as_host(cli: Any, demo_project: Path) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (proposal,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    result = submit(cli, demo_project, ticket, proposal, "compact", "3")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["data"]
+    assert data["engine"] == "host" and data["written"] is True and data["fell_back"] is False
+    assert data["usage"]["engine"] == "host" and data["usage"]["estimated_cost_usd"] == 0
+    assert cli("verify-compaction", "3", "--root", demo_project, "--json").exit_code == 0
+    header = (demo_project / COMPACTED).read_text(encoding="utf-8")
+    assert f"compacted: {TODAY}" in header  # the date it was prepared with
+
+
+def test_a_lazy_proposal_gets_problems_and_nothing_is_written(cli: Any, demo_project: Path) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (good,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    result = submit(cli, demo_project, ticket, lazy(good), "compact", "3")
+    assert result.exit_code == 1 and result.json["ok"] is False
+    data = result.json["data"]
+    assert data["ticket"] == ticket and data["written"] is False and data["engine"] == "host"
+    assert any("FX-01" in problem for problem in data["problems"])
+    assert not (demo_project / COMPACTED).exists()
+    human = submit(cli, demo_project, ticket, lazy(good), "compact", "3")
+    assert human.exit_code == 1
+
+
+def test_a_proposal_that_does_not_match_the_schema(cli: Any, demo_project: Path) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    result = submit(cli, demo_project, ticket, {"deliverables": "none"}, "compact", "3")
+    assert result.exit_code == 1
+    (problem,) = result.json["data"]["problems"]
+    assert problem.startswith("the proposal does not match the schema: deliverables:")
+    assert not (demo_project / COMPACTED).exists()
+
+
+def test_a_ticket_for_changed_inputs_is_refused(cli: Any, demo_project: Path) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (proposal,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    summary = demo_project / ".planning/phases/03-fx-rates/03-01-SUMMARY.md"
+    summary.write_text(summary.read_text(encoding="utf-8") + "\n- one more line\n", "utf-8")
+    result = submit(cli, demo_project, ticket, proposal, "compact", "3")
+    assert result.exit_code == 1 and result.json["ok"] is False
+    assert result.stderr.strip() == (
+        "error: the ticket no longer matches phase 3: its inputs changed since it was "
+        "prepared; prepare again and propose from the new request"
+    )
+    assert not (demo_project / COMPACTED).exists()
+
+
+@pytest.mark.parametrize(
+    ("ticket", "message"),
+    [("hello", "that is not a legion-llm ticket (a ticket starts with 'lt1.')"),
+     ("lt1.!!!", "the ticket is damaged; prepare again")],
+)  # fmt: skip
+def test_a_damaged_ticket_is_one_line(
+    cli: Any, demo_project: Path, ticket: str, message: str
+) -> None:
+    result = submit(cli, demo_project, ticket, {}, "compact", "3")
+    assert result.exit_code == 1 and result.stderr.strip() == f"error: {message}"
+
+
+def test_a_ticket_is_for_one_step_and_one_phase(cli: Any, demo_project: Path) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    other = submit(cli, demo_project, ticket, {}, "distill")
+    assert other.exit_code == 1 and "the ticket is for `compact`, not `distill`" in other.stderr
+    edited = ticket  # an edited phase in the ticket's arguments breaks its digest
+    assert "damaged" in submit(cli, demo_project, edited[:-3] + "abc", {}, "compact", "3").stderr
+
+
+def test_proposal_on_stdin_with_the_ticket_option(
+    cli: Any, demo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (proposal,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(proposal)))
+    result = cli("compact", "3", "--proposal", "-", "--ticket", ticket, "--root", demo_project,
+                 "--dry-run", "--json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert result.json["data"]["engine"] == "host" and result.json["data"]["written"] is False
+    assert not (demo_project / COMPACTED).exists()
+
+
+def test_prepare_out_writes_the_request_inside_the_root(cli: Any, demo_project: Path) -> None:
+    result = cli("compact", "3", "--prepare", "--out", "req.json", "--root", demo_project)
+    assert result.exit_code == 0 and "Wrote the request to req.json" in result.stdout
+    request = json.loads((demo_project / "req.json").read_text(encoding="utf-8"))
+    assert request["ticket"].startswith("lt1.") and "inputs" in request
+    outside = cli("compact", "3", "--prepare", "--out", "/tmp/../etc/req.json", "--root",
+                  demo_project)  # fmt: skip
+    assert outside.exit_code != 0 and "outside" in outside.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(("--prepare", "--proposal", "x.json"), "--prepare and --proposal do not go together"),
+     (("--out", "x.json"), "--out goes with --prepare")],
+)  # fmt: skip
+def test_host_usage_errors(
+    cli: Any, demo_project: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = cli("compact", "3", *args, "--root", demo_project)
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_final_keeps_what_verifies_and_writes(cli: Any, demo_project: Path) -> None:
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (good,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    result = submit(cli, demo_project, ticket, lazy(good), "compact", "3", "--final")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["data"]
+    assert data["written"] is True and data["missing_after_repair"] == []
+    assert cli("verify-compaction", "3", "--root", demo_project, "--json").exit_code == 0
+
+
+def test_distill_round_trip(cli: Any, demo_project: Path) -> None:
+    patterns = demo_project / ".planning/memory/PATTERNS.md"
+    request = prepare(cli, demo_project, "distill")
+    assert request["instructions"] == load_prompt("distill-patterns").system
+    answers = offline_answers(demo_project, distill_maker(None))
+    bad = [{"patterns": [{**answers[0]["patterns"][0], "source": ["O-999"]}]}]
+    refused = submit(cli, demo_project, request["ticket"], bad[0], "distill")
+    assert refused.exit_code == 1 and not patterns.exists()
+    assert refused.json["data"]["problems"] == [
+        f"pattern {answers[0]['patterns'][0]['pattern']!r}: cites O-999, which does not exist in "
+        "OUTCOMES.md or ARCHIVE.md"
+    ]
+    result = submit(cli, demo_project, request["ticket"], answers[0], "distill")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["data"]
+    assert len(data["written"]) == len(answers[0]["patterns"]) >= 1
+    assert data["usage"]["engine"] == "host" and patterns.is_file()
+    assert data["written"][0]["id"].startswith("P-")
+
+
+def test_learnings_extract_round_trip(cli: Any, demo_project: Path) -> None:
+    folder = demo_project / ".mission-control/memory"
+    before = sorted(p.name for p in folder.iterdir())
+    request = prepare(cli, demo_project, "learnings", "extract", MISSION)
+    assert request["instructions"] == load_prompt("extract-learnings").system
+    (answer,) = offline_answers(demo_project, extract_maker(demo_project / MISSION, TODAY))
+    vague = {"learnings": [{**answer["learnings"][0], "title": "Be careful"}]}
+    refused = submit(cli, demo_project, request["ticket"], vague, "learnings", "extract", MISSION)
+    assert refused.exit_code == 1 and sorted(p.name for p in folder.iterdir()) == before
+    assert "the title is not specific" in refused.json["data"]["problems"][0]
+    result = submit(cli, demo_project, request["ticket"], answer, "learnings", "extract", MISSION)
+    assert result.exit_code == 0, result.stderr
+    data = result.json["data"]
+    assert data["usage"]["engine"] == "host" and (data["written"] or data["reinforced"])
+    assert sorted(p.name for p in folder.iterdir()) != before or data["reinforced"]
+
+
+def test_errors_match_hands_close_calls_to_the_agent_when_no_model_judged(
+    cli: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.llm.claude_stub import StubClaude, answer
+    from tests.pipeline.test_errmatch import BAND_QUERY, ERRORS_TEXT, STORED
+
+    memory = project / ".planning/memory"
+    memory.mkdir()
+    (memory / "ERRORS.md").write_text(ERRORS_TEXT, encoding="utf-8")
+    result = cli("errors", "match", BAND_QUERY, "--json", "--root", project)
+    assert result.exit_code == 0
+    ask = result.json["data"]["to_judge"]
+    assert ask["instructions"] == load_prompt("error-root-cause").system
+    assert ask["schema"]["required"] == ["same_root_cause", "confidence", "reason"]
+    (candidate,) = ask["candidates"]
+    assert candidate["id"] == "E-001" and candidate["offline_verdict"] is True
+    assert BAND_QUERY in candidate["inputs"] and STORED in candidate["inputs"]
+    stub = StubClaude(tmp_path / "bin").script(
+        answer({"same_root_cause": True, "confidence": 0.9, "reason": "same npm conflict"})
+    )
+    monkeypatch.setenv("PATH", stub.on_path())
+    judged = cli("errors", "match", BAND_QUERY, "--json", "--root", project)
+    assert judged.json["data"]["matches"][0]["decided_by"] == "claude"  # a model judged it
+    assert "to_judge" not in judged.json["data"]

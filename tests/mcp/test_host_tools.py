@@ -1,0 +1,104 @@
+"""The host tools over MCP, through the SDK's stdio client against `legion-llm mcp`: prepare, a
+good proposal verified and written, a bad one answered with problems and not written, a stale
+ticket refused, and a ticket that outlives the server process that made it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from legion_llm.cli.compact import compact_maker
+from legion_llm.cli.distill import distill_maker
+from legion_llm.cli.learnings import extract_maker
+from legion_llm.memory.phases.find import find_phase
+from tests.cli.test_host_cli import MISSION, TODAY, lazy, offline_answers
+from tests.conftest import FIXTURES
+from tests.mcp.stdio import Calls, with_server
+
+COMPACTED = ".planning/phases/03-fx-rates/03-COMPACTED.md"
+
+
+def demo(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "demo"
+    shutil.copytree(FIXTURES / "demo-project", root)
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    return root, cwd
+
+
+def test_compact_prepare_then_submit(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    (good,) = offline_answers(root, compact_maker(find_phase(root, "3"), False))
+
+    async def scenario(calls: Calls) -> dict[str, Any]:
+        request = await calls.ok("compact_prepare", phase="3", today=TODAY)
+        ticket = request["data"]["ticket"]
+        bad = await calls.ok("compact_submit", ticket=ticket, proposal=lazy(good))
+        written = (root / COMPACTED).exists()
+        done = await calls.ok("compact_submit", ticket=ticket, proposal=good)
+        return {"request": request, "bad": bad, "written_after_bad": written, "done": done}
+
+    seen = with_server(root, cwd, scenario)
+    request = seen["request"]["data"]
+    assert {"ticket", "instructions", "schema", "inputs", "budget_tokens"} <= set(request)
+    bad = seen["bad"]
+    assert bad["ok"] is False and bad["data"]["ticket"] == request["ticket"]
+    assert bad["data"]["problems"] and not seen["written_after_bad"]
+    done = seen["done"]["data"]
+    assert done["engine"] == "host" and done["written"] is True
+    assert (root / COMPACTED).is_file()
+
+
+def test_a_ticket_survives_a_restart_and_a_stale_one_is_refused(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    (good,) = offline_answers(root, compact_maker(find_phase(root, "3"), False))
+
+    async def prepare(calls: Calls) -> str:
+        request = await calls.ok("compact_prepare", phase="3", today=TODAY)
+        ticket: str = request["data"]["ticket"]
+        return ticket
+
+    ticket = with_server(root, cwd, prepare)
+
+    async def dry_submit(calls: Calls) -> dict[str, Any]:
+        return await calls.ok("compact_submit", ticket=ticket, proposal=good, dry_run=True)
+
+    assert with_server(root, cwd, dry_submit)["data"]["engine"] == "host"  # a new process
+    summary = root / ".planning/phases/03-fx-rates/03-02-SUMMARY.md"
+    summary.write_text(summary.read_text(encoding="utf-8") + "\nA late note.\n", "utf-8")
+
+    async def stale(calls: Calls) -> str:
+        return await calls.error("compact_submit", ticket=ticket, proposal=good)
+
+    assert with_server(root, cwd, stale).endswith(
+        "compact_submit: the ticket no longer matches phase 3: its inputs changed since it was prepared; "
+        "prepare again and propose from the new request"
+    )
+    assert not (root / COMPACTED).exists()
+
+
+def test_distill_and_learnings_over_mcp(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    (patterns,) = offline_answers(root, distill_maker(None))
+    (learned,) = offline_answers(root, extract_maker(root / MISSION, TODAY))
+
+    async def scenario(calls: Calls) -> dict[str, Any]:
+        distill = await calls.ok("distill_prepare", today=TODAY)
+        stored = await calls.ok("distill_submit", ticket=distill["data"]["ticket"],
+                                proposal=patterns)  # fmt: skip
+        extract = await calls.ok("learnings_extract_prepare", mission=MISSION, today=TODAY)
+        as_text = json.dumps(learned)  # a JSON string is accepted too
+        extracted = await calls.ok("learnings_extract_submit",
+                                   ticket=extract["data"]["ticket"], proposal=as_text)  # fmt: skip
+        outside = await calls.error("learnings_extract_prepare", mission="../elsewhere")
+        return {"stored": stored, "extracted": extracted, "outside": outside}
+
+    seen = with_server(root, cwd, scenario)
+    assert seen["stored"]["data"]["written"] and seen["stored"]["data"]["usage"]["engine"] == "host"
+    extracted = seen["extracted"]["data"]
+    assert extracted["usage"]["engine"] == "host" and (
+        extracted["written"] or extracted["reinforced"]
+    )
+    assert "outside the project root" in seen["outside"]
