@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from legion_llm.config import Settings, load_settings
-from legion_llm.errors import UsageError
+from legion_llm.errors import InputError, UsageError
 from legion_llm.project import MemoryPaths, resolve_root
 
 RootOpt = Annotated[
@@ -26,6 +26,10 @@ TodayOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
 BranchOpt = Annotated[str, typer.Option("--branch", help="all, current, or a branch name.")]
+
+# One text field an add command stores (a summary, a fix, a learning's body, the tags together).
+# Larger is not a memory but a file pasted by mistake, and it slows every later read.
+MAX_STORED_CHARS = 20_000
 
 
 def split_option(value: str | None) -> list[str]:
@@ -49,6 +53,19 @@ class Common:
 
 def common(root: Path | None, today: str | None, as_json: bool) -> Common:
     return Common(resolve_root(root), parse_today(today), as_json)
+
+
+def check_stored_sizes(fields: Mapping[str, object]) -> None:
+    """Refuse a field an add command would store when it is past MAX_STORED_CHARS (a list counts
+    as its items joined), naming it as its option. For the CLI and the MCP server alike."""
+    for name, value in fields.items():
+        if isinstance(value, list | tuple):
+            value = ", ".join(str(item) for item in value)
+        if isinstance(value, str) and len(value) > MAX_STORED_CHARS:
+            raise InputError(
+                f"--{name.replace('_', '-')} is {len(value):,} characters; a memory field holds "
+                f"at most {MAX_STORED_CHARS:,} characters (keep the gist, point to a file for the rest)"
+            )
 
 
 def parse_today(value: str | None) -> date:

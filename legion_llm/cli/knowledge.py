@@ -15,6 +15,7 @@ from legion_llm.cli.common import (
     JsonOpt,
     RootOpt,
     TodayOpt,
+    check_stored_sizes,
     common,
     finish,
     resolve_branch,
@@ -49,6 +50,9 @@ def _text(name: str, help_text: str) -> Any:
     return typer.Option(name, help=help_text)
 
 
+OPTION_NAMES = {"error_signature": "signature"}  # a stored column -> its option, where they differ
+
+
 def _add(
     c: Common, kind: KnowledgeKind, values: dict[str, str], llm: LazySession | None = None
 ) -> None:
@@ -61,6 +65,7 @@ def add_result(
     """`patterns|errors|preferences add` for the CLI and the MCP server."""
     from legion_llm.memory.knowledge.store import add_knowledge, offline_decider
 
+    check_stored_sizes({OPTION_NAMES.get(k, k): v for k, v in values.items()})
     decide = llm.decider() if llm is not None else offline_decider
     stored = add_knowledge(c.paths, kind, values, today=c.today, decide=decide)
     data: dict[str, Any] = {"record": stored.record.to_dict(), "action": stored.action}

@@ -14,6 +14,7 @@ from legion_llm.cli.common import (
     JsonOpt,
     RootOpt,
     TodayOpt,
+    check_stored_sizes,
     common,
     finish,
     split_option,
@@ -81,6 +82,7 @@ def add_result(c: Common, learning: Learning) -> CommandResult:
     """`learnings add` for the CLI and the MCP server."""
     from legion_llm.memory.learnings.write import write_new
 
+    check_stored_sizes(vars(learning))
     written = write_new(c.paths.learnings_dir, c.root, learning)
     data = {
         "learning": {**written.to_dict(), "body": written.body},

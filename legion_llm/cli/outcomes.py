@@ -14,6 +14,7 @@ from legion_llm.cli.common import (
     JsonOpt,
     RootOpt,
     TodayOpt,
+    check_stored_sizes,
     common,
     finish,
     resolve_branch,
@@ -85,6 +86,8 @@ def add(
 def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> CommandResult:
     """`outcomes add` for the CLI and the MCP server: store, auto-prune, the --json data."""
     from legion_llm.memory.catalog import catalog_path
+
+    check_stored_sizes(vars(data))
     from legion_llm.memory.outcomes.store import add_outcome
 
     stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_path(c.root, catalog))

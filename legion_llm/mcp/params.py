@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 F = TypeVar("F", bound=Callable[..., Any])
+# No argument of any tool needs more (a pasted log is matched on its first and last 32,000
+# characters); past it a call is refused before it runs. A stored field has a lower bound of its
+# own (cli.common.MAX_STORED_CHARS), like the CLI's.
+MAX_ARGUMENT_CHARS = 1_000_000
 
 Today = Annotated[
     str | None,
@@ -74,3 +80,23 @@ def flat_fields(kind: type, descriptions: Mapping[str, str], **extra: Any) -> Ca
         return method
 
     return apply
+
+
+def bounded(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """`method` as a tool that refuses, with one clear tool error, any string argument (a list's
+    strings together) past MAX_ARGUMENT_CHARS. Its signature, and so its schema, is the method's."""
+
+    def call(**arguments: Any) -> dict[str, Any]:
+        for name, value in arguments.items():
+            items = value if isinstance(value, list | tuple) else [value]
+            size = sum(len(item) for item in items if isinstance(item, str))
+            if size > MAX_ARGUMENT_CHARS:
+                raise ToolError(
+                    f"argument {name!r} is {size:,} characters; a tool argument holds at most "
+                    f"{MAX_ARGUMENT_CHARS:,} characters"
+                )
+        return method(**arguments)
+
+    functools.update_wrapper(call, method)
+    call.__signature__ = inspect.signature(method, eval_str=True)  # type: ignore[attr-defined]
+    return call

@@ -18,6 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 import legion_llm
+from legion_llm.mcp.params import bounded
 from legion_llm.mcp.runner import Runner
 from legion_llm.mcp.tools_host import HostTools
 from legion_llm.mcp.tools_knowledge import KnowledgeTools
@@ -83,12 +84,17 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     )
     for toolbox in toolboxes:
         for name, method in tool_methods(toolbox):
-            app.add_tool(method, name=name, annotations=annotations_for(name))
+            app.add_tool(bounded(method), name=name, annotations=annotations_for(name))
     return app
 
 
 def serve(root: Path, *, today: date | None = None) -> None:
-    """Serve on stdio until the client closes the connection."""
+    """Serve on stdio until the client closes the connection; a line that is not a JSON-RPC
+    message gets a JSON-RPC error reply (mcp/stdio.py)."""
+    import anyio
+
+    from legion_llm.mcp.stdio import serve_stdio
+
     app = build_server(root, today=today)
     os.chdir(root)  # a relative path means the same thing to every layer: under the root
-    app.run()
+    anyio.run(serve_stdio, app)

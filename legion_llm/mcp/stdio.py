@@ -1,0 +1,101 @@
+"""Serving on stdio with an answer to every line. The SDK's stdio transport turns a line it cannot
+read into an exception on its read stream, and the server drops that without a reply: a client
+waits for nothing. Here such a line is answered with a JSON-RPC error and the server goes on:
+not JSON -> -32700 parse error (id null); JSON that is no JSON-RPC message -> -32600 invalid
+request (its id when it has a usable one, else null).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.shared._stream_protocols import ReadStream, WriteStream
+
+
+async def serve_stdio(app: MCPServer[Any]) -> None:
+    """What `MCPServer.run_stdio_async` does, with unreadable lines answered instead of dropped."""
+    server = app._lowlevel_server  # as run_stdio_async does; no public way to pass the streams
+    async with stdio_server() as (read_stream, write_stream):
+        answering = Answering(read_stream, write_stream)
+        await server.run(answering, write_stream, server.create_initialization_options())
+
+
+def error_reply(exc: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line the transport could not read as a message."""
+    if isinstance(exc, ValidationError) and exc.errors()[0]["type"] != "json_invalid":
+        message = "Invalid Request: not a JSON-RPC 2.0 message"
+        return JSONRPCError(
+            jsonrpc="2.0",
+            id=_request_id(exc),
+            error=ErrorData(code=INVALID_REQUEST, message=message),
+        )
+    message = "Parse error: the line is not JSON"
+    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=message))
+
+
+def _request_id(exc: ValidationError) -> str | int | None:
+    for error in exc.errors():
+        found = error.get("input")
+        if isinstance(found, dict):
+            value = found.get("id")
+            if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+                return value
+    return None
+
+
+class Answering:
+    """The transport's read stream, minus the lines it could not read: each of those is answered
+    on the write stream at once. Everything else passes through, sender context included."""
+
+    def __init__(
+        self,
+        inner: ReadStream[SessionMessage | Exception],
+        write: WriteStream[SessionMessage],
+    ) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(SessionMessage(error_reply(item)))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Answering:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Answering:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
