@@ -13,6 +13,7 @@ import pytest
 import typer
 
 from legion_llm.cli.app import build_app
+from tests.mcp.inprocess import call_tools
 
 COMMON = ("--root", "--today", "--json")
 
@@ -96,19 +97,7 @@ def test_demo_takes_root_today_and_json(
 
 
 def test_mcp_today_dates_every_call_that_passes_none(demo_project: Path) -> None:
-    import anyio
-    from mcp.client.client import Client
-
-    from legion_llm.mcp.server import build_server
-
-    async def call() -> dict[str, Any]:
-        async with Client(build_server(demo_project, today=date(2027, 6, 1))) as client:
-            result = await client.call_tool("briefing", {})
-            dated = await client.call_tool("briefing", {"today": "2026-06-15"})
-        assert isinstance(result.structured_content, dict)
-        assert isinstance(dated.structured_content, dict)
-        return {"default": result.structured_content, "given": dated.structured_content}
-
-    found = anyio.run(call)
-    recent = {k: v["data"]["recent_outcomes"][0]["decay_score"] for k, v in found.items()}
-    assert recent["default"] < recent["given"]  # a year of decay on the server's day
+    calls = [("briefing", {}), ("briefing", {"today": "2026-06-15"})]
+    default, given = call_tools(demo_project, calls, today=date(2027, 6, 1))
+    scores = [r.data["data"]["recent_outcomes"][0]["decay_score"] for r in (default, given)]
+    assert scores[0] < scores[1]  # a year of decay on the server's day

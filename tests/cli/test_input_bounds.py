@@ -7,13 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from mcp.client.client import Client
-from mcp.types import TextContent
 
 from legion_llm.cli.common import MAX_STORED_CHARS
-from legion_llm.mcp.server import build_server
+from tests.mcp.inprocess import call_tools
 
 HUGE = "x" * (MAX_STORED_CHARS + 1)
 AT_LIMIT = "y" * MAX_STORED_CHARS
@@ -66,15 +63,6 @@ def test_mcp_store_tools_refuse_a_huge_field_the_same_way(demo_project: Path) ->
     ]  # fmt: skip
     before = memory_bytes(demo_project)
 
-    async def run() -> list[tuple[bool, str]]:
-        done = []
-        async with Client(build_server(demo_project)) as client:
-            for name, arguments in calls:
-                result = await client.call_tool(name, arguments)
-                text = "".join(b.text for b in result.content if isinstance(b, TextContent))
-                done.append((bool(result.is_error), text))
-        return done
-
-    for failed, text in anyio.run(run):
-        assert failed and f"at most {MAX_STORED_CHARS:,} characters" in text
+    for result in call_tools(demo_project, calls):
+        assert result.is_error and f"at most {MAX_STORED_CHARS:,} characters" in result.text
     assert memory_bytes(demo_project) == before

@@ -10,13 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from mcp.client.client import Client
-from mcp.types import TextContent
 
-from legion_llm.mcp.server import build_server
 from tests.conftest import FIXTURES
+from tests.mcp.inprocess import call_tool
 
 BODY = "Sign every audit export with the hash chain head so auditors can check it offline."
 LEARNING = ["learnings", "add", "--title", "Sign audit exports with the chain head", "--body", BODY,
@@ -81,13 +78,6 @@ def test_mcp_learnings_add_on_a_full_disk_returns_the_learning_in_the_error(
     arguments = {"title": "Sign audit exports", "body": BODY, "category": "pattern",
                  "tags": ["audit-log", "export"], "confidence": "high"}  # fmt: skip
 
-    async def call() -> tuple[bool, str]:
-        async with Client(build_server(root)) as client:
-            monkeypatch.setattr(os, "replace", disk_full)
-            result = await client.call_tool("learnings_add", arguments)
-        return bool(result.is_error), "".join(
-            b.text for b in result.content if isinstance(b, TextContent)
-        )
-
-    failed, text = anyio.run(call)
-    assert failed and "No space left on device" in text and BODY in text
+    monkeypatch.setattr(os, "replace", disk_full)
+    result = call_tool(root, "learnings_add", arguments)
+    assert result.is_error and "No space left on device" in result.text and BODY in result.text

@@ -10,19 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx
 import pytest
 import respx
-from mcp.client.client import Client
-from mcp.types import TextContent
 
 from legion_llm.llm.engine import Engine, FallbackEngine, Notices
 from legion_llm.llm.scrub import MASK, remember, scrub, scrub_data
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
-from legion_llm.mcp.server import build_server
 from tests.llm.conftest import TEST_KEY
 from tests.llm.hostile import MISSION, demo, no_fallback, use_key
+from tests.mcp.inprocess import call_tool
 
 Make = Callable[..., Engine]
 OTHER_TOKEN = "gw-session-0123456789abcdef"  # not the configured key: only its shape tells
@@ -165,18 +162,6 @@ def test_eval_log_and_its_table_carry_no_key(
 # ------------------------------------------------------------------ through MCP (point 9)
 
 
-def _call(root: Path, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    """One tool call on an in-process server (is_error, text)."""
-
-    async def main() -> tuple[bool, str]:
-        async with Client(build_server(root)) as client:
-            result = await client.call_tool(name, arguments)
-        text = "".join(b.text for b in result.content if isinstance(b, TextContent))
-        return bool(result.is_error), text
-
-    return anyio.run(main)
-
-
 @pytest.mark.parametrize("reply", ECHOES)
 def test_mcp_results_and_tool_errors_carry_no_key(
     reply: Callable[[], httpx.Response],
@@ -187,11 +172,11 @@ def test_mcp_results_and_tool_errors_carry_no_key(
     use_key(monkeypatch)
     api.post("/v1/messages").mock(return_value=reply())
     root = demo(tmp_path)
-    fell_back, result = _call(root, "learnings_extract", {"mission": MISSION, "dry_run": True})
+    result = call_tool(root, "learnings_extract", {"mission": MISSION, "dry_run": True})
     no_fallback(monkeypatch)
-    failed, error = _call(root, "compact", {"phase": "3", "dry_run": True})
-    assert not fell_back and failed
-    notices = json.loads(result)["data"]["notices"]
+    error = call_tool(root, "compact", {"phase": "3", "dry_run": True})
+    assert not result.is_error and error.is_error
+    notices = json.loads(result.text)["data"]["notices"]
     assert len(notices) == 1 and MASK in notices[0]
-    assert "Claude API returned HTTP" in error and MASK in error
-    assert not leaked(result, error)
+    assert "Claude API returned HTTP" in error.text and MASK in error.text
+    assert not leaked(result.text, error.text)
