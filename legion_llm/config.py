@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from legion_llm.memory.files import read_problem, read_text
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -31,13 +33,16 @@ _INT_KEYS = ("prune_threshold", "prune_age_days")
 def load_settings(path: Path) -> Settings:
     """Read `memory.*` from settings.json at `path`; a missing file gives the defaults silently."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        text = read_text(path, root=path.parent)  # never blocks on a FIFO, never leaves the root
+    except (OSError, UnicodeDecodeError) as exc:
+        return Settings(warnings=(f"Warning: {path.name} {read_problem(exc)}; using defaults.",))
+    if text is None:
         return Settings()
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
         return Settings(
-            warnings=(f"Warning: {path.name} is not valid JSON ({reason}); using defaults.",)
+            warnings=(f"Warning: {path.name} is not valid JSON ({exc.msg}); using defaults.",)
         )
     memory = raw.get("memory") if isinstance(raw, dict) else None
     if not isinstance(memory, dict):

@@ -3,6 +3,7 @@
 Rules (GFM plus what real memory files do):
 - a table is a header row, a separator row, then rows; rows may continue after other markdown
   (a row that comes without a header joins the last table when it has at least as many cells);
+- lines inside a fenced code block (``` or ~~~) are text, never rows;
 - cells are trimmed; `\\|` is a literal pipe; `\\` before ASCII punctuation is that character;
   `<br>` is a line break inside a cell; CRLF is accepted;
 - a row with more cells than its header had an unescaped `|` in its last column: the extra cells
@@ -24,6 +25,7 @@ _SEPARATOR_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
 _SEPARATOR_LINE_RE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?\s*$")
 _DECODE_RE = re.compile(rf"\\([{_PUNCT}])|<br\s*/?>", re.IGNORECASE)
 _ENCODE_RE = re.compile(rf"\\(?=[{_PUNCT}]|\n|$)|\||\n|<(?=br\s*/?>)", re.IGNORECASE)
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ENCODED = {"|": "\\|", "\n": "<br>", "\\": "\\\\", "<": "\\<"}
 
 
@@ -135,6 +137,10 @@ def parse_markdown(text: str) -> MarkdownDoc:
         line = lines[i]
         if not line.lstrip().startswith("|"):
             current = None
+            fence = _FENCE_RE.match(line)
+            if fence:  # a fenced code block: its lines are text, never table rows
+                i = _after_fence(lines, i + 1, fence.group(1))
+                continue
         elif is_separator_line(line):
             pass  # a stray separator belongs to no table
         elif i + 1 < n and is_separator_line(lines[i + 1]):  # a header, also one repeated mid-table
@@ -148,6 +154,16 @@ def parse_markdown(text: str) -> MarkdownDoc:
             current.row_lines.append(i)
         i += 1  # a row before any table, or narrower than the last one: not part of a table
     return MarkdownDoc(text, lines, tables)
+
+
+def _after_fence(lines: list[str], i: int, fence: str) -> int:
+    """The line after the one closing `fence` (a fence left open runs to the end of the file)."""
+    closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    while i < len(lines):
+        if closing.match(lines[i]):
+            return i + 1
+        i += 1
+    return i
 
 
 def append_rows(

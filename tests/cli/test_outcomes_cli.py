@@ -112,7 +112,7 @@ def test_bad_input_usage_and_write_failure_exit_codes(
     assert cli("outcomes", "recall", "--today", "yesterday").exit_code == 2
     assert cli("outcomes", "recall", "--root", project / "missing").exit_code == 1
 
-    def disk_full(*_: object) -> None:
+    def disk_full(*_: object, **__: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", disk_full)

@@ -94,11 +94,11 @@ def _crash_at(root: str, crash_on_call: int) -> None:
     real_replace = os.replace
     calls = {"n": 0}
 
-    def replace(src: str, dst: str) -> None:
+    def replace(src: str, dst: str, **dir_fds: int) -> None:
         calls["n"] += 1
         if calls["n"] == crash_on_call:
             os._exit(9)
-        real_replace(src, dst)
+        real_replace(src, dst, **dir_fds)
 
     os.replace = replace  # type: ignore[assignment]
     prune(MemoryPaths(Path(root)), Settings(), TODAY)
@@ -155,7 +155,7 @@ def test_archive_write_failure_aborts_with_outcomes_untouched(
     paths = make_project(tmp_path)
     before = paths.outcomes.read_bytes()
 
-    def fail(*_: object) -> None:
+    def fail(*_: object, **__: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail)

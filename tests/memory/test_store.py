@@ -182,7 +182,7 @@ def test_write_failure_keeps_the_old_file_and_carries_the_record(
     path = tmp_path / ".planning/memory/OUTCOMES.md"
     before = path.read_bytes()
 
-    def disk_full(*_: object) -> None:
+    def disk_full(*_: object, **__: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "replace", disk_full)
@@ -207,7 +207,7 @@ def test_an_unreadable_archive_stops_the_store_instead_of_reusing_ids(
     memory = tmp_path / ".planning/memory"
     memory.mkdir(parents=True)
     (memory / "ARCHIVE.md").write_bytes(archive)
-    with pytest.raises(InputError, match=r"ARCHIVE\.md could not be parsed"):
+    with pytest.raises(InputError, match=r"ARCHIVE\.md (could not be parsed|line 1 is not UTF-8)"):
         store(tmp_path)
     assert not (memory / "OUTCOMES.md").exists()
 
@@ -219,7 +219,9 @@ def test_a_read_only_log_is_not_replaced(tmp_path: Path, monkeypatch: pytest.Mon
     before = path.read_bytes()
     real_access = os.access
     monkeypatch.setattr(
-        os, "access", lambda p, mode: False if Path(p) == path else real_access(p, mode)
+        os,
+        "access",
+        lambda p, mode, **kw: False if Path(p).name == path.name else real_access(p, mode, **kw),
     )
     with pytest.raises(WriteFailedError, match="Permission denied"):
         store(tmp_path, summary="not written")

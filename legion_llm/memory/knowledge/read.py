@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from legion_llm.memory.files import read_text
+from legion_llm.memory.files import (
+    not_utf8_warning,
+    read_problem,
+    read_text_keeping,
+    undecodable_lines,
+)
 from legion_llm.memory.knowledge.learn_entries import LearnEntry, parse_learn_entries
 from legion_llm.memory.outcomes.read import unparseable_warning
 from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
@@ -165,6 +170,7 @@ class KnowledgeFile:
     doc: MarkdownDoc | None = None
     table: TableBlock | None = None  # the table new rows go into
     warnings: list[str] = field(default_factory=list)
+    undecodable: dict[int, int] = field(default_factory=dict)  # line number -> bad byte
 
     def max_id(self) -> int:
         """The highest `P-NNN` (E-, D-) in any table row of the file, even one the reader skipped
@@ -176,11 +182,13 @@ class KnowledgeFile:
 
 
 def read_knowledge(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
-    """Missing: empty, silent. Undecodable or without any table or entry: empty, one warning."""
+    """Missing: empty, silent. Unreadable or without any table or entry: empty, one warning. A line
+    that is not UTF-8 is one warning; the other lines are read."""
     try:
-        text = read_text(path)
-    except (OSError, UnicodeDecodeError):
-        return KnowledgeFile(kind, path, True, warnings=[unparseable_warning(path.name)])
+        text = read_text_keeping(path)
+    except OSError as exc:
+        warning = f"Warning: {path.name} {read_problem(exc)}. Proceeding without memory."
+        return KnowledgeFile(kind, path, True, warnings=[warning])
     if text is None:
         return KnowledgeFile(kind, path, False)
     return parse_knowledge(kind, path, text)
@@ -190,13 +198,15 @@ def parse_knowledge(kind: KnowledgeKind, path: Path, text: str) -> KnowledgeFile
     entries = parse_learn_entries(text)
     inside_entries = {n for e in entries for n in range(e.first_line, e.last_line + 1)}
     doc = parse_markdown(text)
-    result = KnowledgeFile(kind, path, True, doc=doc)
+    result = KnowledgeFile(kind, path, True, doc=doc, undecodable=undecodable_lines(doc.lines))
+    result.warnings += [not_utf8_warning(path.name, n, b) for n, b in result.undecodable.items()]
+    skip = inside_entries | result.undecodable.keys()
     for table in doc.tables:
         if table.header_line in inside_entries or not _is_kind_table(kind, table.columns):
             continue
         result.table = table
         for line_no in table.row_lines:
-            if line_no in inside_entries:
+            if line_no in skip:
                 continue
             cells = doc.cells(table, line_no)
             if len(cells) < len(table.columns):
@@ -207,9 +217,14 @@ def parse_knowledge(kind: KnowledgeKind, path: Path, text: str) -> KnowledgeFile
             result.records.append(
                 KnowledgeRecord(kind, _aliased(cells), "table", line_no, table=table)
             )
-    result.records.extend(_entry_record(kind, e) for e in entries)
+    result.records.extend(
+        _entry_record(kind, e)
+        for e in entries
+        if not any(n in result.undecodable for n in range(e.first_line, e.last_line + 1))
+    )
     if not result.records and result.table is None and text.strip() and "|" in text:
-        return KnowledgeFile(kind, path, True, warnings=[unparseable_warning(path.name)])
+        warnings = [*result.warnings, unparseable_warning(path.name)]
+        return KnowledgeFile(kind, path, True, warnings=warnings)
     return result
 
 

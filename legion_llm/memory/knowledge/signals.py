@@ -42,8 +42,8 @@ def claude_code_memory_path(root: Path, home: Path | None = None) -> Path:
 
 def claude_code_note(root: Path, home: Path | None = None) -> dict[str, Any]:
     path = claude_code_memory_path(root, home)
-    try:
-        text = read_text(path)
+    try:  # the one file read outside the project root (Claude Code's own note, read-only)
+        text = read_text(path, contained=False)
     except (OSError, UnicodeDecodeError):
         text = None
     if not text or not text.strip():

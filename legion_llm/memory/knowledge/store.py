@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from legion_llm.errors import InputError
-from legion_llm.memory.files import locked, write_or_fail
+from legion_llm.memory.files import locked, undecodable_refusal, write_or_fail
 from legion_llm.memory.gitinfo import current_branch
 from legion_llm.memory.knowledge.read import (
     COLUMN_ALIASES,
@@ -140,6 +140,8 @@ def _read_for_write(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
         return parse_knowledge(kind, path, "")
     if current.doc is None:
         raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
+    if current.undecodable:
+        raise InputError(undecodable_refusal(path.name, current.undecodable))
     return current
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from legion_llm.memory.files import read_text
+from legion_llm.memory.files import read_problem, read_text
 
 CATEGORIES = ("pattern", "gotcha", "architecture", "tooling", "prompt")
 CONFIDENCES = ("low", "medium", "high")
@@ -112,12 +112,10 @@ def read_learnings(folder: Path) -> LearningSet:
     if not folder.is_dir():
         return result
     for path in sorted(folder.glob("*.md")):
-        if not path.is_file():
-            continue
         try:
             text = read_text(path) or ""
-        except (OSError, UnicodeDecodeError):
-            result.warnings.append(_warning(path.name, "cannot be read as UTF-8 text"))
+        except (OSError, UnicodeDecodeError) as exc:
+            result.warnings.append(_warning(path.name, read_problem(exc)))
             continue
         parsed, problem = parse_learning_file(path.name, text)
         if problem:

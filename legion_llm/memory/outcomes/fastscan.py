@@ -3,7 +3,7 @@
 A store needs four facts: where the new row goes, the columns of that table, the highest ID,
 and whether this agent already handled this task type. For the common layouts (every table an
 outcome table whose first column is ID and whose Agent and Task Type columns stand side by side,
-no key:value sections) C-level scans of the raw bytes answer all four in tens of milliseconds on
+no key:value sections, no fenced code blocks) C-level scans of the raw bytes answer all four in tens of milliseconds on
 100,000 rows, and the new file is written from slices of the old bytes: nothing else is decoded,
 re-encoded or changed. Any other layout returns None and the caller parses the file in full.
 """
@@ -19,6 +19,7 @@ from legion_llm.memory.table import column_key, split_row
 # instead of trying each of the ~18 million positions of a 100,000-row file.
 _SEPARATOR_RE = re.compile(rb"\n[ \t]*\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*\r?(?=\n|$)")
 _KV_LINE_RE = re.compile(rb"[ \t]*[A-Za-z][\w -]*?[ \t]*:")
+_FENCE_RE = re.compile(rb"(?:^|\n) {0,3}(?:```|~~~)")  # a fenced block: its rows are text
 _ID_RE = re.compile(rb"\n[ \t]*\|[ \t]*O-(\d+)[ \t]*\|")
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -77,7 +78,7 @@ def _line_start(data: bytes, offset: int) -> int:
 
 def scan_for_store(data: bytes, known_columns: tuple[str, ...]) -> StoreScan | None:
     separators = list(_SEPARATOR_RE.finditer(data))
-    if not separators or _has_key_value_section(data):
+    if not separators or _has_key_value_section(data) or _FENCE_RE.search(data):
         return None
     headers = []
     for match in separators:

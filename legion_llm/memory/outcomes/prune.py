@@ -4,6 +4,10 @@ Rows move as written: every cell of the row, in the archive table's columns (a n
 the outcome table's own header when it has columns the canonical header lacks; a prune that would
 drop a filled cell is refused). A row is "already archived" only when the identical row is there.
 
+Only rows of the outcome tables move, found by their position: the same text elsewhere (a code
+block quoting a row, a table of examples) is never touched, and a line that is not UTF-8 is kept
+byte for byte.
+
 Order of writes: ARCHIVE.md is written and fsynced first, OUTCOMES.md replaced second. A crash
 between the two leaves a row in both files; the next prune finds the identical row archived and
 only removes it from OUTCOMES.md, and recall counts a repeated row once.
@@ -16,7 +20,7 @@ from datetime import date
 
 from legion_llm.config import Settings
 from legion_llm.errors import InputError, WriteFailedError
-from legion_llm.memory.files import atomic_write, locked, read_text
+from legion_llm.memory.files import atomic_write, locked, read_text_keeping
 from legion_llm.memory.outcomes.read import (
     ARCHIVE_TEMPLATE,
     OUTCOME_COLUMNS,
@@ -191,11 +195,12 @@ def _apply(paths: MemoryPaths, outcomes: OutcomesFile, plan: PrunePlan, move: Ar
     moved = {
         outcomes.doc.lines[r.line_no].strip() for r in plan.candidates if r.line_no is not None
     }
+    drop = {n for n in _row_lines(outcomes) if outcomes.doc.lines[n].strip() in moved}
+    kept = [line for n, line in enumerate(outcomes.doc.lines) if n not in drop]
     rows_text = "\n".join(encode_row(list(r)) for r in move.rows)
     try:
-        atomic_write(paths.archive, move.text, root=paths.root)
-        kept = [line for line in outcomes.doc.lines if line.strip() not in moved]
-        atomic_write(paths.outcomes, "".join(kept), root=paths.root)
+        atomic_write(paths.archive, move.text, root=paths.root, keep_undecodable=True)
+        atomic_write(paths.outcomes, "".join(kept), root=paths.root, keep_undecodable=True)
     except OSError as exc:
         _restore(paths, snapshot)
         raise WriteFailedError(
@@ -213,7 +218,7 @@ def _verified(paths: MemoryPaths, plan: PrunePlan, move: ArchiveMove, moved: set
     if not after.parseable or not archive.parseable or archive.doc is None or after.doc is None:
         return False
     archived = {tuple(archive.doc.values(t, n)) for t in archive.tables for n in t.row_lines}
-    left = {line.strip() for line in after.doc.lines}
+    left = {after.doc.lines[n].strip() for n in _row_lines(after)}
     return (
         len(after.records) == plan.total - len(plan.candidates)
         and all(row in archived for row in move.rows)
@@ -221,6 +226,12 @@ def _verified(paths: MemoryPaths, plan: PrunePlan, move: ArchiveMove, moved: set
     )
 
 
+def _row_lines(parsed: OutcomesFile) -> list[int]:
+    """Line numbers of the outcome tables' rows: the only lines a prune removes (text that repeats
+    a row elsewhere, in a code block or another table, stays)."""
+    return [n for table in parsed.tables for n in table.row_lines]
+
+
 def _restore(paths: MemoryPaths, snapshot: str) -> None:
-    if read_text(paths.outcomes) != snapshot:
-        atomic_write(paths.outcomes, snapshot, root=paths.root)
+    if read_text_keeping(paths.outcomes) != snapshot:
+        atomic_write(paths.outcomes, snapshot, root=paths.root, keep_undecodable=True)

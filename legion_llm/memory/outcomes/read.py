@@ -12,7 +12,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from legion_llm.memory.files import read_text
+from legion_llm.memory.files import (
+    not_utf8_warning,
+    read_problem,
+    read_text_keeping,
+    undecodable_lines,
+)
 from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.table import MarkdownDoc, TableBlock, parse_markdown
 from legion_llm.records import OutcomeRecord
@@ -113,12 +118,18 @@ def record_from_fields(fields: list[str], line_no: int | None) -> OutcomeRecord:
     )  # fmt: skip
 
 
+def unreadable_warning(name: str, exc: OSError) -> str:
+    return f"Warning: {name} {read_problem(exc)}. Proceeding without memory."
+
+
 def read_outcomes(path: Path) -> OutcomesFile:
-    """Parse one outcomes file. Missing: empty, no warning. Unparseable: empty plus the warning."""
+    """Parse one outcomes file. Missing: empty, no warning. Unreadable or unparseable: empty plus
+    one warning saying why. A line that is not UTF-8 is one warning; the other lines are read
+    (and a rewrite keeps its bytes: see `read_text_keeping`)."""
     try:
-        text = read_text(path)
-    except (UnicodeDecodeError, OSError):
-        return OutcomesFile(path, True, False, warnings=[unparseable_warning(path.name)])
+        text = read_text_keeping(path)
+    except OSError as exc:
+        return OutcomesFile(path, True, False, warnings=[unreadable_warning(path.name, exc)])
     if text is None:
         return OutcomesFile(path, False, True)
     return parse_outcomes(path, text)
@@ -134,6 +145,8 @@ def parse_outcomes(path: Path, text: str) -> OutcomesFile:
 def _parse_outcomes(path: Path, text: str) -> OutcomesFile:
     doc = parse_markdown(text)
     result = OutcomesFile(path, True, True, doc=doc)
+    bad = undecodable_lines(doc.lines)
+    result.warnings += [not_utf8_warning(path.name, n, byte) for n, byte in bad.items()]
     for table in doc.tables:
         table.columns = [normalise_column(c) for c in table.columns]
         if is_outcome_table(table.columns):
@@ -147,7 +160,7 @@ def _parse_outcomes(path: Path, text: str) -> OutcomesFile:
         width = len(table.columns)
         for line_no in table.row_lines:
             line = doc.lines[line_no].strip()
-            if line in seen:
+            if line in seen or line_no in bad:
                 continue  # the same row twice (a merge, an interrupted prune): count it once
             seen.add(line)
             values = doc.values(table, line_no)
@@ -160,9 +173,10 @@ def _parse_outcomes(path: Path, text: str) -> OutcomesFile:
                 values if canonical else [values[p] if p is not None else "" for p in positions]
             )
             result.records.append(record_from_fields(fields, line_no))
-    result.records.extend(_kv_records(doc))
+    result.records.extend(_kv_records(doc, bad))
     if not result.tables and not result.records and text.strip() and not _only_headings(doc):
-        return OutcomesFile(path, True, False, warnings=[unparseable_warning(path.name)])
+        warnings = [*result.warnings, unparseable_warning(path.name)]
+        return OutcomesFile(path, True, False, warnings=warnings)
     return result
 
 
@@ -173,18 +187,19 @@ def _only_headings(doc: MarkdownDoc) -> bool:
     )
 
 
-def _kv_records(doc: MarkdownDoc) -> list[OutcomeRecord]:
-    """`## Phase 2 — Shipped 2026-10-10` followed by `key: value` lines -> one record each."""
+def _kv_records(doc: MarkdownDoc, bad: dict[int, int]) -> list[OutcomeRecord]:
+    """`## Phase 2 — Shipped 2026-10-10` followed by `key: value` lines -> one record each.
+    A line that is not UTF-8 ends the section."""
     records: list[OutcomeRecord] = []
     lines = doc.lines
     for i, line in enumerate(lines):
-        heading = _KV_HEADING_RE.match(line) if line.startswith("#") else None
+        heading = _KV_HEADING_RE.match(line) if line.startswith("#") and i not in bad else None
         if not heading:
             continue
         values: dict[str, str] = {}
-        for follow in lines[i + 1 :]:
+        for j, follow in enumerate(lines[i + 1 :], start=i + 1):
             kv = _KV_LINE_RE.match(follow)
-            if not kv or follow.lstrip().startswith(("|", "#", "-", "*")):
+            if not kv or j in bad or follow.lstrip().startswith(("|", "#", "-", "*")):
                 break
             values[normalise_column(kv.group(1).strip().lower().replace(" ", "_"))] = kv.group(2)
         if not _KV_RECORD_KEYS & values.keys():

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from legion_llm.errors import InputError, WriteFailedError
 from legion_llm.memory.catalog import first_task_type, load_catalog
-from legion_llm.memory.files import locked, write_or_fail
+from legion_llm.memory.files import (
+    NotUtf8Error,
+    locked,
+    read_bytes,
+    read_problem,
+    undecodable_refusal,
+    write_or_fail,
+)
 from legion_llm.memory.gitinfo import current_branch
 from legion_llm.memory.outcomes.fastscan import StoreScan, scan_for_store
 from legion_llm.memory.outcomes.read import (
@@ -172,20 +179,23 @@ def _locked_or_print(
 
 def open_log(path: Path) -> LogView:
     """A view of OUTCOMES.md / ARCHIVE.md for a store; a missing file reads as the empty template.
-    Either file unreadable or unparseable stops the store: its IDs could not be known."""
+    Either file unreadable, unparseable or holding bytes that are not UTF-8 stops the store: its
+    IDs could not be known, or the row would be stored next to a line no reader takes."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        data = OUTCOMES_TEMPLATE.encode("utf-8")
+        data = read_bytes(path)
     except OSError as exc:
-        raise InputError(f"{path.name} cannot be read ({exc.strerror or exc})") from exc
+        raise InputError(f"{path.name} {read_problem(exc)}") from exc
+    if data is None:
+        data = OUTCOMES_TEMPLATE.encode("utf-8")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = NotUtf8Error(path, exc)
+        raise InputError(undecodable_refusal(path.name, {bad.line - 1: bad.byte})) from None
     scan = scan_for_store(data, OUTCOME_COLUMNS)
     if scan is not None:
         return FastLogView(scan)
-    try:
-        parsed = parse_outcomes(path, data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        parsed = OutcomesFile(path, True, False)
+    parsed = parse_outcomes(path, text)
     if not parsed.parseable:
         raise InputError(
             f"{path.name} could not be parsed; fix it by hand before storing an outcome"
