@@ -5,7 +5,8 @@ Rules (GFM plus what real memory files do):
   (a row that comes without a header joins the last table when it has at least as many cells);
 - lines inside a fenced code block (``` or ~~~) are text, never rows;
 - cells are trimmed; `\\|` is a literal pipe; `\\` before ASCII punctuation is that character;
-  `<br>` is a line break inside a cell; CRLF is accepted;
+  `<br>` is a line break inside a cell; CRLF is accepted; any other line break in a value
+  (CR, FF, VT, NEL, U+2028, U+2029) is stored as `<br>` too, so no reader sees a new line there;
 - a row with more cells than its header had an unescaped `|` in its last column: the extra cells
   are joined back into the last column instead of shifting every column.
 
@@ -25,13 +26,20 @@ _SEPARATOR_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
 _SEPARATOR_LINE_RE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?\s*$")
 _DECODE_RE = re.compile(rf"\\([{_PUNCT}])|<br\s*/?>", re.IGNORECASE)
 _ENCODE_RE = re.compile(rf"\\(?=[{_PUNCT}]|\n|$)|\||\n|<(?=br\s*/?>)", re.IGNORECASE)
+_LINE_BREAKS_RE = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ENCODED = {"|": "\\|", "\n": "<br>", "\\": "\\\\", "<": "\\<"}
 
 
+def normalise_breaks(text: str) -> str:
+    """Every line break other readers see (CR, CRLF, VT, FF, NEL, U+2028/U+2029 and the other
+    separators `str.splitlines` splits on) as one LF."""
+    return _LINE_BREAKS_RE.sub("\n", text)
+
+
 def normalise_text(text: str) -> str:
     """The form a cell value is stored in: one kind of newline, no surrounding whitespace."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    return normalise_breaks(text).strip()
 
 
 def encode_cell(text: str) -> str:

@@ -4,8 +4,9 @@ Reads every variant mission-control writes (upstream-notes section 13): block an
 `tags`, a comma string of tags, `source: mission/<id>`, `extractedAt` as a date or a datetime,
 per-category files (`gotchas.md`) holding several `# Title` learnings under one frontmatter or
 under repeated frontmatter blocks, and a title without `#`. A file missing a required field (or
-holding an unknown category or confidence) gets one warning and is skipped; nothing here raises
-on a bad file.
+holding an unknown category or confidence) gets one warning and is skipped, and so does one whose
+frontmatter holds a YAML alias or is nested or sized past the bounds of memory/untrusted.py;
+nothing here raises on a bad file.
 
 Writing, naming and reinforcing live in `learnings_write.py`; loading for a goal within a token
 budget (the "Project Learnings" section) in `learnings_load.py`.
@@ -22,6 +23,7 @@ from typing import Any
 import yaml
 
 from legion_llm.memory.files import read_problem, read_text
+from legion_llm.memory.untrusted import UntrustedInputError, load_yaml
 
 CATEGORIES = ("pattern", "gotcha", "architecture", "tooling", "prompt")
 CONFIDENCES = ("low", "medium", "high")
@@ -137,9 +139,9 @@ def parse_learning_file(name: str, text: str) -> tuple[LearningFile, str | None]
     docs: list[Doc] = []
     problems: list[str] = []
     for meta_text, body in _split_docs(lines):
-        meta = _load_meta(meta_text)
+        meta, refused = _load_meta(meta_text)
         if meta is None:
-            problems.append("has no readable YAML frontmatter")
+            problems.append(refused or "has no readable YAML frontmatter")
             continue
         problems.extend(_meta_problems(meta))
         docs.append(Doc(meta, meta_text, *_sections(body)))
@@ -185,16 +187,19 @@ def _is_front(lines: list[str], i: int) -> bool:
     end = _closing(lines, i)
     if end is None:
         return False
-    meta = _load_meta("\n".join(lines[i + 1 : end]))
+    meta, _ = _load_meta("\n".join(lines[i + 1 : end]))
     return meta is not None and bool({"tags", "category", "confidence", "source"} & meta.keys())
 
 
-def _load_meta(text: str) -> dict[str, Any] | None:
+def _load_meta(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(the frontmatter mapping or None, why it was refused: an alias, too deep, too large)."""
     try:
-        loaded = yaml.safe_load(text) if text.strip() else None
+        loaded = load_yaml(text) if text.strip() else None
+    except UntrustedInputError as exc:
+        return None, str(exc)
     except yaml.YAMLError:
-        return None
-    return loaded if isinstance(loaded, dict) else None
+        return None, None
+    return (loaded if isinstance(loaded, dict) else None), None
 
 
 def _meta_problems(meta: dict[str, Any]) -> list[str]:

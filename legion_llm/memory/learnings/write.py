@@ -14,6 +14,7 @@ learning inside a per-category file shares its frontmatter with the others (see 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -35,6 +36,7 @@ from legion_llm.memory.learnings.read import (
     timestamp_text,
 )
 from legion_llm.memory.signatures.topics import identifiers
+from legion_llm.memory.table import normalise_breaks
 
 CONFIDENCE_UP = {"low": "medium", "medium": "high", "high": "high"}
 MAX_TAGS = 5
@@ -54,10 +56,10 @@ def validate_new(learning: Learning) -> Learning:
     """Check a learning about to be written; returns it cleaned, raises InputError otherwise."""
     clean = replace(
         learning,
-        title=" ".join(learning.title.split()),
-        body=learning.body.strip(),
+        title=" ".join(learning.title.split()),  # every kind of line break folds to a space
+        body=normalise_breaks(learning.body).strip(),
         tags=[t.strip() for t in learning.tags if t.strip()],
-        source=learning.source.strip() or "manual",
+        source=normalise_breaks(learning.source).strip() or "manual",
         category=learning.category.strip().lower(),
         confidence=learning.confidence.strip().lower(),
     )
@@ -95,12 +97,21 @@ def drop_dangling(words: list[str]) -> list[str]:
     return words
 
 
+# Names Windows keeps for devices, with any extension: `con.md` cannot be checked out there.
+WINDOWS_DEVICES = frozenset(
+    ["con", "prn", "aux", "nul", *(f"{port}{n}" for port in ("com", "lpt") for n in range(10))]
+)
+
+
 def slug(title: str, limit: int = 60) -> str:
-    """A safe kebab-case file stem: ASCII letters and digits joined by `-`, never a path."""
+    """A safe kebab-case file stem: ASCII letters and digits joined by `-`, never a path, never
+    a Windows device name (`CON` becomes `con-learning`)."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     stem = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(stem) > limit:
         stem = "-".join(drop_dangling(stem[: limit + 1].split("-")[:-1] or [stem[:limit]]))
+    if stem in WINDOWS_DEVICES:
+        stem += "-learning"
     return stem or "learning"
 
 
@@ -174,26 +185,29 @@ def _dump_meta(meta: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- writing
 
 
-def write_new(folder: Path, root: Path, learning: Learning) -> Learning:
+def write_new(folder: Path, root: Path, learning: Learning, *, lock: bool = True) -> Learning:
     """Write one learning as a new file with a generated name; returns it with `file` set. A write
-    that fails raises WriteFailedError holding the file's text (the CLI prints it, exit 3)."""
+    that fails raises WriteFailedError holding the file's text (the CLI prints it, exit 3).
+    `lock=False`: the caller already holds the folder's lock (see `locked`)."""
     clean = validate_new(learning)
     text = render_learning(clean)
     failure = f"could not write a learning in {folder}"
-    with or_print(failure, text, {"learning": clean.to_dict()}), locked(folder, root=root):
+    held = locked(folder, root=root) if lock else contextlib.nullcontext()
+    with or_print(failure, text, {"learning": clean.to_dict()}), held:
         name = free_name(folder, clean.title)
         target = ensure_inside(folder / name, folder)
         atomic_write(target, text, root=root)
     return replace(clean, file=name, doc=0, section=0, shares_file=False)
 
 
-def rewrite(folder: Path, root: Path, parsed: LearningFile) -> None:
+def rewrite(folder: Path, root: Path, parsed: LearningFile, *, lock: bool = True) -> None:
     """Write a (reinforced) learning file back to its own place in the folder, unless another
-    writer changed it since it was read (then nothing is written and the new text is printed)."""
+    writer changed it since it was read (then nothing is written and the new text is printed).
+    `lock=False`: the caller already holds the folder's lock."""
     target = ensure_inside(folder / Path(parsed.name).name, folder)
     text = render_file(parsed)
-    with locked(folder, root=root):
-        if (read_text(target) or "") != parsed.original:
+    with locked(folder, root=root) if lock else contextlib.nullcontext():
+        if (read_text(target, root=root) or "") != parsed.original:
             raise WriteFailedError(
                 f".mission-control/memory/{parsed.name} changed while learnings were extracted; "
                 "nothing was written to it (run the extraction again)",

@@ -12,7 +12,9 @@ de-duplicate (memory/topics.py, the error matcher's family): the same topic as a
 learning reinforces it (memory/learnings_write.py), unless that mission is already its source;
 a related but distinct topic becomes a new file whose tags differ from the related one's.
 write: new files with generated names and in-place reinforcements, all inside
-`.mission-control/memory/`; `dry_run` only reports the plan.
+`.mission-control/memory/`; `dry_run` only reports the plan. The engine is asked without a lock;
+de-duplication and the writes then happen under the folder's one lock, against the learnings as
+they are at that moment, so runs of one mission at the same time write each learning once.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineCall, offline_step
-from legion_llm.memory.files import require_inside
+from legion_llm.memory.files import locked, require_inside
 from legion_llm.memory.learnings.read import Learning, LearningSet, read_learnings, tag_problems
 from legion_llm.memory.learnings.write import apply, confirmed_by, reinforce, rewrite, write_new
 from legion_llm.memory.signatures.topics import TopicIndex, identifiers, topic_terms, words
@@ -234,7 +236,7 @@ def _distinct(learning: Learning, related: Learning) -> Learning:
 def run_extract(
     paths: MemoryPaths, folder: Path, engine: Engine, *, now: str, dry_run: bool = False
 ) -> ExtractResult:
-    mission = read_mission(require_inside(folder, paths.root))
+    mission = read_mission(require_inside(folder, paths.root), paths.root)
     existing = read_learnings(paths.learnings_dir)
     result = ExtractResult(mission.source, mission.kind, dry_run)
     result.warnings = [*mission.warnings, *existing.warnings]
@@ -245,12 +247,24 @@ def run_extract(
     }
     answer = engine.ask(LearningProposals, PROMPT, variables, context=mission)
     result.prompt_sha256 = answer.prompt_sha256
-    deduper = Deduper(existing.learnings)
-    for proposal in answer.output.learnings:
-        result.plan.append(_plan_one(proposal, mission, deduper, now))
-    if not dry_run:
-        _write(paths, existing, result)
+    if dry_run:
+        result.plan = _plan(answer.output.learnings, mission, existing, now)
+        return result
+    with locked(paths.learnings_dir, root=paths.root):
+        # Decide against the folder as it is now (another run may have written since the read
+        # above), and write before anyone else may decide: concurrent runs write once.
+        current = read_learnings(paths.learnings_dir)
+        result.warnings = [*mission.warnings, *current.warnings]
+        result.plan = _plan(answer.output.learnings, mission, current, now)
+        _write(paths, current, result)
     return result
+
+
+def _plan(
+    proposals: list[ProposedLearning], mission: MissionInput, existing: LearningSet, now: str
+) -> list[Planned]:
+    deduper = Deduper(existing.learnings)
+    return [_plan_one(proposal, mission, deduper, now) for proposal in proposals]
 
 
 def _plan_one(
@@ -283,9 +297,9 @@ def _write(paths: MemoryPaths, existing: LearningSet, result: ExtractResult) -> 
     folder, touched = paths.learnings_dir, set()
     for planned in result.plan:
         if planned.action == "new":
-            planned.learning = write_new(folder, paths.root, planned.learning)
+            planned.learning = write_new(folder, paths.root, planned.learning, lock=False)
         elif planned.action == "reinforce":
             apply(existing.files[planned.learning.file], planned.learning)
             touched.add(planned.learning.file)
     for name in sorted(touched):
-        rewrite(folder, paths.root, existing.files[name])
+        rewrite(folder, paths.root, existing.files[name], lock=False)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
-from legion_llm.memory.files import read_text
+from legion_llm.memory.files import read_problem, read_text
+from legion_llm.memory.untrusted import UntrustedInputError, load_json
 
 STATE_FILES = ("mission.json", "active.json", "state.json")
 _NONE = re.compile(r"^\s*(?:none|n/a|nothing|-)\.?\s*$", re.IGNORECASE)
@@ -51,13 +52,16 @@ class MissionInput:
         return "\n\n".join(f"=== {name} ===\n{text.strip()}" for name, text in self.documents)
 
 
-def read_mission(folder: Path) -> MissionInput:
+def read_mission(folder: Path, root: Path | None = None) -> MissionInput:
+    """Read a mission or phase folder. A file that cannot be read (not a regular file, a link out
+    of `root`, not UTF-8, JSON past the bounds of memory/untrusted.py) is one warning and skipped."""
     if not folder.is_dir():
         raise InputError(f"{folder} is not a folder")
-    if any((folder / name).is_file() for name in STATE_FILES) or (folder / "tasks").is_dir():
-        return _read_mission_folder(folder)
+    reader = _Reader(root)
+    if any((folder / name).exists() for name in STATE_FILES) or (folder / "tasks").is_dir():
+        return _read_mission_folder(folder, reader)
     if list(folder.glob("*-SUMMARY.md")) or list(folder.glob("*-REVIEW.md")):
-        return _read_phase_folder(folder)
+        return _read_phase_folder(folder, reader)
     raise InputError(
         f"{folder} is neither a mission folder (mission.json, log.jsonl, tasks/) "
         "nor a Legion phase folder (NN-PP-SUMMARY.md, NN-REVIEW.md)"
@@ -67,18 +71,36 @@ def read_mission(folder: Path) -> MissionInput:
 # ---------------------------------------------------------------- missions
 
 
-def _json(path: Path, warnings: list[str]) -> Any:
-    try:
-        return json.loads(read_text(path) or "null")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        warnings.append(f"Warning: {path.name} could not be read ({exc}); skipped.")
+class _Reader:
+    """Reads the files of one mission through the one reader (memory/files.py), warning once
+    per file that is skipped."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.warnings: list[str] = []
+
+    def text(self, path: Path, shown: str | None = None) -> str | None:
+        try:
+            return read_text(path, root=self.root) or ""
+        except (OSError, UnicodeDecodeError) as exc:
+            self.warnings.append(f"Warning: {shown or path.name} {read_problem(exc)}; skipped.")
+            return None
+
+    def json(self, path: Path, shown: str | None = None) -> Any:
+        text = self.text(path, shown)
+        try:
+            return load_json(text) if text else None
+        except UntrustedInputError as exc:
+            self.warnings.append(f"Warning: {shown or path.name} {exc}; skipped.")
+        except json.JSONDecodeError as exc:
+            self.warnings.append(f"Warning: {shown or path.name} is not JSON ({exc}); skipped.")
         return None
 
 
-def _read_mission_folder(folder: Path) -> MissionInput:
-    warnings: list[str] = []
-    state_file = next((folder / n for n in STATE_FILES if (folder / n).is_file()), None)
-    state = _json(state_file, warnings) if state_file else None
+def _read_mission_folder(folder: Path, reader: _Reader) -> MissionInput:
+    warnings = reader.warnings
+    state_file = next((folder / n for n in STATE_FILES if (folder / n).exists()), None)
+    state = reader.json(state_file) if state_file else None
     state = state if isinstance(state, dict) else {}
     source = str(state.get("id") or folder.name)
     status = str(state.get("status", "completed"))
@@ -87,8 +109,8 @@ def _read_mission_folder(folder: Path) -> MissionInput:
     result = MissionInput(source, "mission", str(state.get("goal", "")), warnings=warnings)
     if state:
         result.documents.append((state_file.name if state_file else "state", _pretty(state)))
-    events = _events(folder, result)
-    tasks = _tasks(folder, result)
+    events = _events(folder, result, reader)
+    tasks = _tasks(folder, result, reader)
     result.findings.extend(_failures(events, tasks))
     result.findings.extend(_results(tasks))
     result.findings.extend(_research(events, tasks))
@@ -99,15 +121,20 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def _events(folder: Path, result: MissionInput) -> list[dict[str, Any]]:
+def _events(folder: Path, result: MissionInput, reader: _Reader) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     for path in sorted(folder.glob("*.jsonl")):
-        text = read_text(path) or ""
+        text = reader.text(path)
+        if text is None:
+            continue
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                event = json.loads(line)
+                event = load_json(line)
+            except UntrustedInputError as exc:
+                result.warnings.append(f"Warning: {path.name} line {number} {exc}; skipped.")
+                continue
             except json.JSONDecodeError:
                 result.warnings.append(f"Warning: {path.name} line {number} is not JSON; skipped.")
                 continue
@@ -117,15 +144,17 @@ def _events(folder: Path, result: MissionInput) -> list[dict[str, Any]]:
     return events
 
 
-def _tasks(folder: Path, result: MissionInput) -> dict[str, dict[str, Any]]:
+def _tasks(folder: Path, result: MissionInput, reader: _Reader) -> dict[str, dict[str, Any]]:
     tasks: dict[str, dict[str, Any]] = {}
     for path in sorted((folder / "tasks").glob("*.json"), key=lambda p: _task_order(p.stem)):
-        task = _json(path, result.warnings)
+        task = reader.json(path, f"tasks/{path.name}")
         if isinstance(task, dict):
             tasks[str(task.get("id") or path.stem)] = task
             result.documents.append((f"tasks/{path.name}", _pretty(task)))
     for path in sorted(folder.glob("*.md")):
-        result.documents.append((path.name, read_text(path) or ""))
+        text = reader.text(path)
+        if text is not None:
+            result.documents.append((path.name, text))
     return tasks
 
 
@@ -223,13 +252,11 @@ def _research(events: list[dict[str, Any]], tasks: dict[str, dict[str, Any]]) ->
 # ---------------------------------------------------------------- Legion phases
 
 
-def _read_phase_folder(folder: Path) -> MissionInput:
-    result = MissionInput(f"phase-{folder.name}", "phase", folder.name)
+def _read_phase_folder(folder: Path, reader: _Reader) -> MissionInput:
+    result = MissionInput(f"phase-{folder.name}", "phase", folder.name, warnings=reader.warnings)
     for path in sorted(folder.glob("*-SUMMARY.md")) + sorted(folder.glob("*-REVIEW.md")):
-        try:
-            text = read_text(path) or ""
-        except (OSError, UnicodeDecodeError):
-            result.warnings.append(f"Warning: {path.name} could not be read; skipped.")
+        text = reader.text(path)
+        if text is None:
             continue
         result.documents.append((path.name, text))
         sections = markdown_sections(text)

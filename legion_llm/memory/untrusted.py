@@ -1,0 +1,90 @@
+"""Parsing YAML and JSON from files anyone may have written, within bounds.
+
+YAML (learning frontmatter): the safe loader, minus aliases. An alias is refused before anything
+is built, so a "billion laughs" file costs what its text costs and no more. Nesting deeper than
+MAX_DEPTH and text longer than MAX_YAML_CHARS are refused too (the composer recurses per level).
+
+JSON (mission state, task cards, event lines): at most MAX_JSON_CHARS, nested at most
+MAX_DEPTH deep (the decoder's own recursion limit is caught and said the same way).
+
+Every refusal is an UntrustedInputError whose message completes "<file> ...", for one warning.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+MAX_DEPTH = 32
+MAX_YAML_CHARS = 64_000
+MAX_JSON_CHARS = 32_000_000
+
+
+class UntrustedInputError(ValueError):
+    """Why a file's YAML or JSON is refused, said after the file's name."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader that refuses aliases and nesting deeper than MAX_DEPTH while composing."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise UntrustedInputError("has a YAML alias in its frontmatter (aliases are refused)")
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise UntrustedInputError(f"has frontmatter nested deeper than {MAX_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def load_yaml(text: str) -> Any:
+    """The YAML value of `text`; UntrustedInputError or yaml.YAMLError when it is refused."""
+    if len(text) > MAX_YAML_CHARS:
+        raise UntrustedInputError(
+            f"has frontmatter too large to read ({len(text):,} characters; "
+            f"at most {MAX_YAML_CHARS:,})"
+        )
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def load_json(text: str) -> Any:
+    """The JSON value of `text`; UntrustedInputError or json.JSONDecodeError when refused."""
+    if len(text) > MAX_JSON_CHARS:
+        raise UntrustedInputError(
+            f"is too large to read ({len(text):,} characters; at most {MAX_JSON_CHARS:,})"
+        )
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+        deep = True
+    else:
+        deep = _deeper_than(value, MAX_DEPTH)
+    if deep:
+        raise UntrustedInputError(f"is nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Is any list or object nested more than `limit` levels? (iterative: no recursion)"""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
