@@ -20,7 +20,7 @@ LEARNING = ["learnings", "add", "--title", "Sign audit exports with the chain he
             "--category", "pattern", "--tags", "audit-log,export", "--confidence", "high"]  # fmt: skip
 
 
-def disk_full(*_: object) -> None:
+def disk_full(*_: object, **__: object) -> None:
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
