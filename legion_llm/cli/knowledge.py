@@ -34,7 +34,7 @@ from legion_llm.memory.knowledge.read import (
 from legion_llm.memory.knowledge.recall import KnowledgeQuery, recall_knowledge
 
 if TYPE_CHECKING:
-    from legion_llm.cli.llm import LLMSession
+    from legion_llm.cli.llm import LLMSession, McpClient
     from legion_llm.memory.knowledge.store import Decide
     from legion_llm.memory.signatures.match import Match
 
@@ -148,16 +148,22 @@ class LazySession:
     plain store never pays for importing the SDK."""
 
     def __init__(
-        self, c: Common, engine: str | None, model: str | None, max_cost: float | None
+        self,
+        c: Common,
+        engine: str | None,
+        model: str | None,
+        max_cost: float | None,
+        mcp: McpClient | None = None,
     ) -> None:
         self.options = (c, engine, model, max_cost)
+        self.mcp = mcp
         self.session: LLMSession | None = None
 
     def open(self) -> LLMSession:
         if self.session is None:
             from legion_llm.cli.llm import open_session
 
-            self.session = open_session(*self.options)
+            self.session = open_session(*self.options, mcp=self.mcp)
         return self.session
 
     def decider(self) -> Decide:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from legion_llm.llm.config import LLMConfig
     from legion_llm.llm.engine import Engine
     from legion_llm.llm.offline import OfflineRegistry
+    from legion_llm.llm.sampling import Sampler
 
 app = typer.Typer(no_args_is_help=True, help="The LLM engine: check the set-up, run a self-test.")
 
@@ -78,15 +79,31 @@ def open_session(
     max_cost: float | None = None,
     *,
     registry: OfflineRegistry | None = None,
+    mcp: McpClient | None = None,
 ) -> LLMSession:
     """Build the engine for an LLM command from its options (notices go to stderr at once, through
-    the same printer as every other line)."""
+    the same printer as every other line). Inside the MCP server (`mcp` given) the order is the
+    server's: an API key, else the client's model by sampling, else offline."""
     from legion_llm.cli.render import stderr_line
     from legion_llm.llm.engine import Notices, select_engine
 
     config, warnings = resolve_config(c, engine, model, max_cost)
-    chosen = select_engine(config.engine, config, registry=registry, notices=Notices(stderr_line))
+    notices = Notices(stderr_line)
+    if mcp is not None:
+        from legion_llm.llm.sampling import select_mcp_engine
+
+        picked = select_mcp_engine(config.engine, config, sampler=mcp.sampler, registry=registry,
+                                   notices=notices)  # fmt: skip
+        return LLMSession(picked, config, warnings)
+    chosen = select_engine(config.engine, config, registry=registry, notices=notices)
     return LLMSession(chosen, config, warnings)
+
+
+@dataclass(frozen=True)
+class McpClient:
+    """What the MCP server knows of its client: a sampler when it declared sampling."""
+
+    sampler: Sampler | None = None
 
 
 def display_url(url: str) -> str:
@@ -185,7 +202,14 @@ def engines_report(has_key: bool, code: ClaudeCodeStatus) -> list[dict[str, Any]
     reason = code.problem or f"claude {code.version} at {code.path}, logged in ({code.auth_method})"
     rows.append({"name": "claude-code", "available": code.available, "reason": reason,
                  "cli": code.as_dict()})  # fmt: skip
-    rows.append({"name": "offline", "available": True, "reason": "always (deterministic, free)"})
+    rows += [
+        {"name": "sampling", "available": False,
+         "reason": "only inside `legion-llm mcp`, when the MCP client declares sampling"},
+        {"name": "host", "available": True,
+         "reason": "the calling agent proposes: --prepare / --proposal, or the MCP *_prepare and "
+                   "*_submit tools"},
+        {"name": "offline", "available": True, "reason": "always (deterministic, free)"},
+    ]  # fmt: skip
     return rows
 
 

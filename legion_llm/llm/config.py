@@ -3,7 +3,8 @@
 settings.json (every key optional):
 
     {"memory": {"llm": {
-        "engine": "auto",              # auto | anthropic | claude-code | offline  env LEGION_LLM_ENGINE
+        "engine": "auto",              # auto | anthropic | claude-code | sampling | offline
+                                       #   (sampling: inside `legion-llm mcp`)  env LEGION_LLM_ENGINE
         "model": "claude-sonnet-4-6",  #                                    env LEGION_LLM_MODEL
         "max_tokens": 4096,            # output tokens per call            env LEGION_LLM_MAX_TOKENS
         "timeout_s": 60,               # one HTTP attempt                   env LEGION_LLM_TIMEOUT
@@ -34,7 +35,7 @@ from legion_llm.errors import UsageError
 from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.scrub import KEY_VARIABLES, remember
 
-ENGINE_CHOICES = ("auto", "anthropic", "claude-code", "offline")
+ENGINE_CHOICES = ("auto", "anthropic", "claude-code", "sampling", "offline")
 STRUCTURED_CHOICES = ("auto", "tool", "json_schema")
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 

@@ -268,6 +268,10 @@ def select_engine(
     offline = OfflineEngine(registry, prompts_dir=prompts_dir, **shared)
     if choice == "offline":
         return offline
+    if choice == "sampling":
+        raise UsageError(
+            "--engine sampling works only inside `legion-llm mcp` (the client's model)"
+        )
     credential = find_credential(env)
     if choice == "claude-code" or (choice == "auto" and credential is None):
         explicit = choice == "claude-code"

@@ -33,10 +33,11 @@ Branch = Annotated[
 Limit = Annotated[int, Field(ge=1, description="At most this many records.")]
 Agent = Annotated[str | None, Field(description="Only records of this agent id.")]
 Engine = Annotated[
-    Literal["auto", "anthropic", "offline"] | None,
+    Literal["auto", "anthropic", "sampling", "claude-code", "offline"] | None,
     Field(
-        description="auto (Claude when a key is set, else the offline engine), anthropic or "
-        "offline; default: settings.json memory.llm, else auto."
+        description="auto (Claude when an API key is set, else your own model through MCP "
+        "sampling when you offer it, else the offline engine), anthropic, sampling, claude-code "
+        "(the user's logged-in claude CLI) or offline; default: settings.json memory.llm, else auto."
     ),
 ]
 Model = Annotated[str | None, Field(description="Claude model; default: settings, else built in.")]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from legion_llm.cli import knowledge
 from legion_llm.cli.common import CommandResult, resolve_branch
 from legion_llm.mcp.params import Agent, Branch, Engine, Limit, MaxCost, Model, Tags, Today
 from legion_llm.mcp.runner import Runner
+from legion_llm.mcp.sampling import client_of
 from legion_llm.memory.knowledge.read import ERRORS, PATTERNS, PREFERENCES
 from legion_llm.memory.knowledge.recall import KnowledgeQuery
 
@@ -66,6 +68,7 @@ class KnowledgeTools:
         model: Model = None,
         max_cost: MaxCost = None,
         today: Today = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Store an error fix in ERRORS.md (section 9; `legion-llm errors add --json`). The same
         root cause is never stored twice: action is added, existing (its fix worked) or updated
@@ -76,7 +79,7 @@ class KnowledgeTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            llm = knowledge.LazySession(c, engine, model, max_cost)
+            llm = knowledge.LazySession(c, engine, model, max_cost, client_of(ctx))
             return knowledge.add_result(c, ERRORS, values, llm)
 
         return run.run(build)
@@ -109,6 +112,7 @@ class KnowledgeTools:
         model: Model = None,
         max_cost: MaxCost = None,
         today: Today = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Known fixes for a new error, best first (`legion-llm errors match --json`): the
         deterministic matcher ranks, the engine decides only the close calls. Returns {data:
@@ -117,7 +121,7 @@ class KnowledgeTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            llm = knowledge.LazySession(c, engine, model, max_cost)
+            llm = knowledge.LazySession(c, engine, model, max_cost, client_of(ctx))
             return knowledge.match_result(c, error_text, limit, llm)
 
         return run.run(build)

@@ -6,16 +6,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from legion_llm.cli import compact, distill, learnings
 from legion_llm.cli.common import CommandResult, split_option
-from legion_llm.cli.llm import open_session
+from legion_llm.cli.llm import LLMSession, open_session
 from legion_llm.mcp.params import Engine, MaxCost, Model, PhaseSpec, Today
 from legion_llm.mcp.runner import Runner
+from legion_llm.mcp.sampling import client_of
 from legion_llm.memory.learnings.read import Learning
 
 DryRun = Annotated[bool, Field(description="Show what would be written; write nothing.")]
+
+
+def with_notices(result: CommandResult, session: LLMSession) -> CommandResult:
+    """The engine's notices (a fallback, the host-tools hint) reach the client as warnings."""
+    result.warnings = [*result.warnings, *session.engine.notices.messages]
+    return result
 
 
 class PipelineTools:
@@ -31,6 +39,7 @@ class PipelineTools:
         model: Model = None,
         max_cost: MaxCost = None,
         today: Today = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Compact a completed phase's plan summaries into {NN}-COMPACTED.md, verified to keep
         every requirement id and file path (section 12; `legion-llm compact PHASE --json`). With
@@ -41,8 +50,9 @@ class PipelineTools:
         def build() -> CommandResult:
             c = run.common(today)
             found = run.phase(phase)
-            session = open_session(c, engine, model, max_cost)
-            return compact.compact_result(c, found, session, force=force, dry_run=dry_run)
+            session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
+            result = compact.compact_result(c, found, session, force=force, dry_run=dry_run)
+            return with_notices(result, session)
 
         return run.run(build)
 
@@ -72,6 +82,7 @@ class PipelineTools:
         model: Model = None,
         max_cost: MaxCost = None,
         today: Today = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Distil PATTERNS.md entries from OUTCOMES.md (section 8; `legion-llm distill --json`).
         A dry run by default: pass dry_run=false to write. Returns {data: {candidates, groups,
@@ -80,7 +91,8 @@ class PipelineTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            return distill.distill_result(c, open_session(c, engine, model, max_cost), dry_run)
+            session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
+            return with_notices(distill.distill_result(c, session, dry_run), session)
 
         return run.run(build)
 
@@ -134,6 +146,7 @@ class PipelineTools:
         model: Model = None,
         max_cost: MaxCost = None,
         today: Today = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Extract learnings from a finished mission or phase, verified and de-duplicated (the
         same topic reinforces the existing file), into .mission-control/memory/ (`legion-llm
@@ -143,8 +156,9 @@ class PipelineTools:
         def build() -> CommandResult:
             c = run.common(today)
             folder = run.inside(mission, "mission")
-            session = open_session(c, engine, model, max_cost)
+            session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
             now = learnings.now_text(today, c)
-            return learnings.extract_result(c, folder, session, now, dry_run)
+            result = learnings.extract_result(c, folder, session, now, dry_run)
+            return with_notices(result, session)
 
         return run.run(build)

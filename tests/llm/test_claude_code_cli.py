@@ -33,7 +33,8 @@ def test_check_lists_every_engine_and_picks_a_logged_in_claude_code(
     assert rows["claude-code"]["available"] is True and rows["anthropic"]["available"] is False
     assert rows["claude-code"]["cli"]["version"] == "2.1.197"
     assert rows["claude-code"]["cli"]["auth_method"] == "claude.ai"
-    assert rows["offline"]["available"] is True
+    assert rows["offline"]["available"] is True and rows["host"]["available"] is True
+    assert rows["sampling"]["available"] is False and "legion-llm mcp" in rows["sampling"]["reason"]
     assert stub.print_calls() == []  # --version, --help and auth status only: no model call
     human = cli("llm", "check", "--root", project)
     assert "claude-code  available: claude 2.1.197" in human.stdout

@@ -66,7 +66,7 @@ def test_every_field_has_an_environment_variable() -> None:
     ("env", "message"),
     [({"LEGION_LLM_MAX_COST": "ten"}, "LEGION_LLM_MAX_COST must be a number >= 0"),
      ({"LEGION_LLM_MAX_TOKENS": "0"}, "LEGION_LLM_MAX_TOKENS must be an integer >= 1"),
-     ({"LEGION_LLM_ENGINE": "gpt"}, "must be one of auto, anthropic, claude-code, offline"),
+     ({"LEGION_LLM_ENGINE": "gpt"}, "must be one of auto, anthropic, claude-code, sampling, offline"),
      ({"LEGION_LLM_TIMEOUT": "0"}, "must be a number > 0")],
 )  # fmt: skip
 def test_bad_environment_values_are_usage_errors(env: dict[str, str], message: str) -> None:

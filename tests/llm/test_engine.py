@@ -69,7 +69,7 @@ def test_auto_with_a_key_wraps_claude_with_the_offline_fallback(registry: Offlin
 
 def test_unknown_engine_is_a_usage_error() -> None:
     with pytest.raises(
-        UsageError, match="--engine must be one of auto, anthropic, claude-code, offline"
+        UsageError, match="--engine must be one of auto, anthropic, claude-code, sampling, offline"
     ):
         select_engine("gpt", env={})
 

@@ -43,17 +43,25 @@ def _text(content: list[Any]) -> str:
     return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
-def with_server(root: Path, cwd: Path, scenario: Callable[[Calls], Awaitable[T]]) -> T:
-    """Start `legion-llm mcp --root ROOT` in `cwd`, initialise, run `scenario`, shut it down."""
+def with_server(
+    root: Path,
+    cwd: Path,
+    scenario: Callable[[Calls], Awaitable[T]],
+    *,
+    env: dict[str, str] | None = None,
+    sampling_callback: Any = None,
+) -> T:
+    """Start `legion-llm mcp --root ROOT` in `cwd`, initialise, run `scenario`, shut it down.
+    `env` is added to ENV; a `sampling_callback` makes the client declare sampling."""
     params = StdioServerParameters(
-        command=str(SERVER), args=["mcp", "--root", str(root)], env=ENV, cwd=cwd
+        command=str(SERVER), args=["mcp", "--root", str(root)], env={**ENV, **(env or {})}, cwd=cwd
     )
 
     async def main() -> T:
         with open(cwd / "server-stderr.txt", "w", encoding="utf-8") as errlog:
             async with (
                 stdio_client(params, errlog=errlog) as (read, write),
-                ClientSession(read, write) as session,
+                ClientSession(read, write, sampling_callback=sampling_callback) as session,
             ):
                 await session.initialize()
                 return await scenario(Calls(session))

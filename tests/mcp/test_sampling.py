@@ -1,0 +1,119 @@
+"""MCP sampling: a client that implements `sampling/createMessage` (the SDK's stdio client with a
+sampling callback, in this process) answers the server's LLM steps with its own model; a client
+without sampling gets the offline engine and the pointer to the host tools."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from mcp.client.session import ClientRequestContext
+from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
+
+from legion_llm.cli.compact import compact_maker
+from legion_llm.llm.prompts import load_prompt
+from legion_llm.llm.sampling import HOST_NOTICE
+from legion_llm.memory.phases.find import find_phase
+from tests.cli.test_host_cli import TODAY, lazy, offline_answers
+from tests.conftest import FIXTURES
+from tests.mcp.stdio import Calls, with_server
+
+AUTO = {"LEGION_LLM_ENGINE": "auto"}
+COMPACTED = ".planning/phases/03-fx-rates/03-COMPACTED.md"
+
+
+def demo(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "demo"
+    shutil.copytree(FIXTURES / "demo-project", root)
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    return root, cwd
+
+
+class Client:
+    """A sampling callback that answers from a script and keeps every request it was sent."""
+
+    def __init__(self, *answers: str | ErrorData) -> None:
+        self.answers = list(answers)
+        self.seen: list[CreateMessageRequestParams] = []
+
+    async def __call__(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | ErrorData:
+        self.seen.append(params)
+        answer = self.answers[min(len(self.seen), len(self.answers)) - 1]
+        if isinstance(answer, ErrorData):
+            return answer
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=answer),
+                                   model="client-model-1", stop_reason="endTurn")  # fmt: skip
+
+
+def compact(root: Path, cwd: Path, client: Client | None, **arguments: Any) -> dict[str, Any]:
+    async def scenario(calls: Calls) -> dict[str, Any]:
+        return await calls.ok("compact", phase="3", today=TODAY, **arguments)
+
+    return with_server(root, cwd, scenario, env=AUTO, sampling_callback=client)
+
+
+def test_the_clients_model_answers_through_sampling(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    (good,) = offline_answers(root, compact_maker(find_phase(root, "3"), False))
+    client = Client("```json\n" + json.dumps(good) + "\n```")  # a fenced answer is fine
+    result = compact(root, cwd, client)
+    data = result["data"]
+    assert data["engine"] == "sampling" and data["written"] is True and not data["fell_back"]
+    assert data["usage"]["engine"] == "sampling" and data["usage"]["calls"] == 1
+    assert data["usage"]["estimated_cost_usd"] == 0  # the client's model, the client's bill
+    assert data["answers"][0]["model"] == "client-model-1"
+    (params,) = client.seen
+    system = load_prompt("compact-phase").system
+    assert params.system_prompt.startswith(system) and "JSON Schema" in params.system_prompt
+    assert '"deliverables"' in params.system_prompt  # the schema is in the prompt
+    (message,) = params.messages
+    assert message.role == "user" and "FX-01" in message.content.text  # type: ignore[union-attr]
+    assert params.model_preferences is not None
+    assert params.model_preferences.hints[0].name == "claude-sonnet-4-6"  # type: ignore[index]
+    assert params.max_tokens > 0 and params.include_context == "none"
+    assert (root / COMPACTED).is_file()
+
+
+def test_a_lazy_sampled_answer_is_asked_again_with_the_problems(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    (good,) = offline_answers(root, compact_maker(find_phase(root, "3"), False))
+    client = Client(json.dumps(lazy(good)), json.dumps(good))
+    data = compact(root, cwd, client)["data"]
+    assert len(client.seen) == 2 and data["engine"] == "sampling" and data["written"]
+    feedback = client.seen[1].messages[-1].content.text  # type: ignore[union-attr]
+    assert "problems" in feedback and "FX-01" in feedback  # the step's re-ask, verified again
+
+
+def test_unusable_answers_fall_back_to_offline_with_a_notice(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    client = Client("I would rather not.", '{"deliverables": 3}')
+    result = compact(root, cwd, client)
+    data = result["data"]
+    assert data["engine"] == "offline" and data["fell_back"] is True and data["written"]
+    assert any("was unusable" in w for w in result["warnings"])
+
+
+def test_a_refused_sampling_request_falls_back(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    client = Client(ErrorData(code=-1, message="User rejected sampling request"))
+    result = compact(root, cwd, client)
+    assert result["data"]["engine"] == "offline" and result["data"]["fell_back"] is True
+    assert any("refused the sampling request" in w for w in result["warnings"])
+
+
+def test_a_client_without_sampling_gets_offline_and_the_host_tools(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    result = compact(root, cwd, None)
+    assert result["data"]["engine"] == "offline"
+    assert HOST_NOTICE in result["warnings"]
+
+    async def forced(calls: Calls) -> str:
+        return await calls.error("compact", phase="3", engine="sampling", dry_run=True)
+
+    message = with_server(root, cwd, forced, env=AUTO)
+    assert message.endswith("this MCP client does not declare the sampling capability")
