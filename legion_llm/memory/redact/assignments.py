@@ -1,0 +1,169 @@
+"""Secrets that only their surroundings give away: values assigned to a secret-sounding name
+(`DB_PASSWORD=...`, `password: ...`, `"api_key": "..."`, `--token ...`) and passwords in URLs.
+
+A value counts when it is a literal, not a placeholder or a reference (`${DB_PASSWORD}`,
+`<password>`, `os.environ["X"]`, `settings.token`, `changeme`, `***`). Names ending in
+password/passwd/pwd/passphrase or secret (and a private key) take any such literal of secret
+shape; names ending in token or key take only a high-entropy one, because `max_tokens: 4096`,
+`sort_key: name` and `token: the next word` are ordinary text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+Span = tuple[str, int, int]  # kind, start, end of the secret
+
+# fmt: off
+_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=nq)[*_`]{0,2}"
+    r"[ \t]*(?::=|=>|\?=|:(?!:)|(?<![=!<>])=(?!=))[ \t]*[*_]{0,2}[ \t]*"
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'`\r\n]{1,300}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,300})(?![(\w]))"
+)
+_FLAG = re.compile(
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})[ \t]+(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,299})"
+)
+_URL_PASSWORD = re.compile(
+    r"(?i:\b[a-z][a-z0-9+.-]{1,30})://(?P<user>[^\s:/?#@\"'<>`\[\]]*):"
+    r"(?P<password>[^\s/?#\"'<>`]+)@(?=[A-Za-z0-9\[\]._~%-])"
+)
+_PLACEHOLDER = re.compile(
+    r"""(?ix)^(?:
+        \$.* | %[\w.]*%? | \{.*\} | <.*> | \[.*\] | \(.*\) | [*•.x_#?-]+ | …
+      | null | none | nil | true | false | yes | no | on | off | undefined | empty | required
+      | optional | string | str | bytes | int | integer | number | boolean | bool | any | text
+      | hidden | redacted | masked | omitted | changeme | change[-_]?me | password | passwd
+      | pass | pwd | secret | token | key | example | sample | placeholder | dummy | fake | test
+      | testing | todo | tbd | tba | unknown | unset | default | value | env | environment
+      | (?:your|my|the|some|example|sample|dummy|fake|test)[-_.]?\w* | \w*[-_.](?:here|placeholder)
+      | .*(?:\.\.\.|…|example|sample|dummy|fake|placeholder|invalid|changeme|your[-_]).*
+    )$"""
+)
+_REFERENCE = re.compile(
+    r"(?i)^(?:process\.env|os\.environ|os\.getenv|env|getenv|settings|config|conf|self|this|"
+    r"secrets|vars|inputs|params|args|options|opts|request|req|ctx|context)\b[.\[(]"
+    r"|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$"  # a dotted name: form.password.data
+)
+_PATH = re.compile(r"^(?:\.{0,2}/|~/|[A-Za-z]:\\)|\.[a-z]{1,5}$|^[\w.-]+(?:/[\w.-]+)+/?$")
+_SPLIT = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])")
+# fmt: on
+
+_PASSWORD_ENDINGS = ("password", "passwd", "passphrase")
+STRONG = frozenset({"password", "secret", "private-key"})
+
+
+def name_kind(name: str) -> str | None:
+    """What a secret-sounding name holds ("password", "secret", "token", "api-key", "key"), or
+    None for any other name. Only its ending counts: `token_count` and `secret_file` hold none."""
+    low = name.lower().strip("_.-")
+    parts = [p.lower() for p in _SPLIT.split(name.strip("_.-")) if p]
+    last = parts[-1] if parts else low
+    if low.endswith(_PASSWORD_ENDINGS) or (len(parts) > 1 and last in ("pass", "pw", "pwd")):
+        return "password"  # a bare `pass:` / `pwd:` is prose ("tests pass: 4") or a shell command
+    if low.endswith("secret") or (last in ("key", "token") and "secret" in low):
+        return "secret"
+    if last == "key" and "private" in low:
+        return "private-key"
+    if low.endswith("token"):
+        return "token"
+    if low.endswith(("apikey", "api_key", "api-key")):
+        return "api-key"
+    return "key" if last == "key" else None
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def is_placeholder(value: str, name: str = "") -> bool:
+    """A template, reference, mask or stock word, not a secret."""
+    return (
+        _PLACEHOLDER.match(value) is not None
+        or _REFERENCE.match(value) is not None
+        or value.lower() == name.lower()
+        or len(set(value)) <= 2
+    )
+
+
+def wordy(value: str) -> bool:
+    """Words and numbers joined by punctuation (`postgres-port-5433`, `std::fmt::Display`,
+    `1.2.3-beta.4`): every piece is all letters or all digits, as no random token is."""
+    pieces = [p for p in re.split(r"[^A-Za-z0-9]+", value) if p]
+    return len(pieces) >= 2 and all(p.isalpha() or p.isdigit() for p in pieces)
+
+
+def high_entropy(value: str) -> bool:
+    """Random-looking: 16+ characters holding letters and digits, not words joined by
+    punctuation, and dense in information (hex, which carries at most 4 bits a character, from
+    32 characters on)."""
+    if len(value) < 16 or _PATH.search(value) or wordy(value):
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    if re.fullmatch(r"[0-9a-fA-F-]+", value):
+        return len(value.replace("-", "")) >= 32 and entropy(value) >= 3.0
+    return entropy(value) >= 3.3
+
+
+def secret_shaped(value: str, *, quoted: bool) -> bool:
+    """A literal that could be a password: 6+ characters without spaces; quoted, holding a digit,
+    a symbol, both cases or 12+ letters; bare (prose, `code`), a digit or a symbol, or random."""
+    if len(value) < 6 or any(c.isspace() for c in value):
+        return False
+    symbol = any(c.isdigit() or not c.isalnum() for c in value)
+    if quoted:  # "..." or '...': a literal in code or config; `...` in prose is read as bare
+        return symbol or not (value.islower() or value.isupper()) or len(value) >= 12
+    if _PATH.search(value) or re.fullmatch(r"[\d.,:+-]+", value):
+        return False
+    return symbol or high_entropy(value)
+
+
+def _value_counts(kind: str, name: str, value: str, quoted: bool) -> bool:
+    if is_placeholder(value, name) or wordy(value):
+        return False
+    if kind in STRONG:
+        return secret_shaped(value, quoted=quoted)
+    return high_entropy(value)
+
+
+def assignment_spans(text: str) -> Iterator[Span]:
+    """(kind, start, end) of each value assigned to a secret-sounding name."""
+    for found in _ASSIGNMENT.finditer(text):
+        kind = name_kind(found["name"])
+        if kind is None:
+            continue
+        group = "quoted" if found["quoted"] is not None else "bare"
+        start, end = found.span(group)
+        value = found[group]
+        if group == "bare" and not is_placeholder(value):
+            value = value.rstrip(".:")  # the end of a sentence
+            end = start + len(value)
+        if value and _value_counts(kind, found["name"], value, group == "quoted"):
+            yield _aws(kind, found["name"]), start, end
+    for found in _FLAG.finditer(text):
+        kind = name_kind(found["name"])
+        value = found["bare"]
+        value = value if is_placeholder(value) else value.rstrip(".,;:)")
+        if kind is not None and value and _value_counts(kind, found["name"], value, False):
+            yield kind, found.start("bare"), found.start("bare") + len(value)
+
+
+def _aws(kind: str, name: str) -> str:
+    low = name.lower()
+    return "aws-secret-key" if "aws" in low and kind == "secret" else kind
+
+
+def url_password_spans(text: str) -> Iterator[Span]:
+    """The password of each `scheme://user:password@host` (any scheme)."""
+    for found in _URL_PASSWORD.finditer(text):
+        password = found["password"]
+        if password.isdigit() or is_placeholder(password, found["user"]):
+            continue
+        yield "password", found.start("password"), found.end("password")
