@@ -83,12 +83,13 @@ def add_result(c: Common, learning: Learning) -> CommandResult:
     from legion_llm.memory.learnings.write import write_new
 
     check_stored_sizes(vars(learning))
-    written = write_new(c.paths.learnings_dir, c.root, learning)
+    warnings: list[str] = []
+    written = write_new(c.paths.learnings_dir, c.root, learning, warnings)
     data = {
         "learning": {**written.to_dict(), "body": written.body},
         "path": f"{MEMORY}/{written.file}",
     }
-    return CommandResult("learnings add", data, f"Wrote {MEMORY}/{written.file}")
+    return CommandResult("learnings add", data, f"Wrote {MEMORY}/{written.file}", warnings)
 
 
 @app.command("load")

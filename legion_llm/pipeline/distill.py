@@ -39,6 +39,7 @@ from legion_llm.memory.outcomes.distill_candidates import (
     select_candidates,
 )
 from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
 from legion_llm.project import MemoryPaths
 
@@ -257,7 +258,7 @@ def run_distill(
                 continue
             label = f'"{proposal.pattern[:60]}", proposed earlier in this run'
             accepted.append((label, pattern_terms(proposal.pattern, proposal.tags)))
-            result.written.append(_store(paths, proposal, ids, today, branch, dry_run))
+            result.written.append(_store(paths, proposal, ids, today, branch, dry_run, result))
     return result
 
 
@@ -268,6 +269,7 @@ def _store(
     today: date,
     branch: str | None,
     dry_run: bool,
+    result: DistillResult,
 ) -> dict[str, Any]:
     values = {
         "pattern": proposal.pattern.strip(),
@@ -276,11 +278,15 @@ def _store(
         "source": ", ".join(ids),
         "tags": ", ".join(t.strip() for t in proposal.tags),
     }
-    if dry_run:
-        return {**values, "tags": [t.strip() for t in proposal.tags], "id": None}
+    if dry_run:  # show what would be written: redacted as the store would redact it
+        redactor = project_redactor(paths.root)
+        values, hits = redactor.values(values)
+        result.warnings += write_warning(redactor, hits, f"{PATTERNS.file_name} (dry run)")
+        return {**values, "tags": values["tags"].split(", "), "id": None}
     from legion_llm.memory.knowledge.store import add_knowledge
 
     stored = add_knowledge(paths, PATTERNS, values, today=today, branch=branch)
+    result.warnings += stored.warnings
     return stored.record.to_dict()
 
 

@@ -27,6 +27,7 @@ from legion_llm.memory.knowledge.read import (
     parse_knowledge,
     read_knowledge,
 )
+from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex, decide_offline
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
@@ -110,12 +111,14 @@ def add_knowledge(
     branch: str | None = None,
     decide: Decide = offline_decider,
 ) -> StoredKnowledge:
-    clean = validate(kind, values)
+    redactor = project_redactor(paths.root)
+    clean, hits = redactor.values(validate(kind, values))
     clean["date"] = today.isoformat()
     clean["branch"] = branch or current_branch(paths.root)
     path = paths.memory_dir / kind.file_name
     with locked(paths.memory_dir, root=paths.root):
         current = _read_for_write(kind, path)
+        current.warnings.extend(write_warning(redactor, hits, kind.file_name))
         if kind is ERRORS:
             duplicate = find_duplicate(clean["error_signature"], current.records, decide)
             if duplicate is not None:

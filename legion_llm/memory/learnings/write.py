@@ -35,6 +35,7 @@ from legion_llm.memory.learnings.read import (
     tag_problems,
     timestamp_text,
 )
+from legion_llm.memory.redact import project_redactor, text_hits, write_warning
 from legion_llm.memory.signatures.topics import identifiers
 from legion_llm.memory.table import normalise_breaks
 
@@ -185,11 +186,22 @@ def _dump_meta(meta: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- writing
 
 
-def write_new(folder: Path, root: Path, learning: Learning, *, lock: bool = True) -> Learning:
+def write_new(
+    folder: Path,
+    root: Path,
+    learning: Learning,
+    warnings: list[str] | None = None,
+    *,
+    lock: bool = True,
+) -> Learning:
     """Write one learning as a new file with a generated name; returns it with `file` set. A write
     that fails raises WriteFailedError holding the file's text (the CLI prints it, exit 3).
-    `lock=False`: the caller already holds the folder's lock (see `locked`)."""
-    clean = validate_new(learning)
+    `lock=False`: the caller already holds the folder's lock (see `locked`). Secrets in it are
+    redacted first (the title too, so never in the file name); what was redacted is added to
+    `warnings`."""
+    redactor = project_redactor(root)
+    redacted, hits = redactor.record(learning)
+    clean = validate_new(redacted)
     text = render_learning(clean)
     failure = f"could not write a learning in {folder}"
     held = locked(folder, root=root) if lock else contextlib.nullcontext()
@@ -197,15 +209,30 @@ def write_new(folder: Path, root: Path, learning: Learning, *, lock: bool = True
         name = free_name(folder, clean.title)
         target = ensure_inside(folder / name, folder)
         atomic_write(target, text, root=root)
+    if warnings is not None:
+        warnings += write_warning(redactor, hits, f".mission-control/memory/{name}")
     return replace(clean, file=name, doc=0, section=0, shares_file=False)
 
 
-def rewrite(folder: Path, root: Path, parsed: LearningFile, *, lock: bool = True) -> None:
+def rewrite(
+    folder: Path,
+    root: Path,
+    parsed: LearningFile,
+    warnings: list[str] | None = None,
+    *,
+    lock: bool = True,
+) -> None:
     """Write a (reinforced) learning file back to its own place in the folder, unless another
     writer changed it since it was read (then nothing is written and the new text is printed).
     `lock=False`: the caller already holds the folder's lock."""
     target = ensure_inside(folder / Path(parsed.name).name, folder)
-    text = render_file(parsed)
+    redactor = project_redactor(root)
+    rendered = render_file(parsed)
+    done = redactor.redact(rendered)
+    text = done.text
+    if warnings is not None:
+        hits = text_hits(rendered, done.findings)
+        warnings += write_warning(redactor, hits, f".mission-control/memory/{parsed.name}")
     with locked(folder, root=root) if lock else contextlib.nullcontext():
         if (read_text(target, root=root) or "") != parsed.original:
             raise WriteFailedError(

@@ -27,6 +27,7 @@ from legion_llm.memory.outcomes.read import (
     base_importance,
     parse_outcomes,
 )
+from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import OUTCOME_VALUES, OutcomeRecord, format_id, id_number, split_list
@@ -206,7 +207,8 @@ def open_log(path: Path) -> LogView:
 def add_outcome(
     paths: MemoryPaths, data: OutcomeInput, *, today: date, catalog_file: Path
 ) -> StoredOutcome:
-    data = validate(data)
+    redactor = project_redactor(paths.root)
+    data, hits = redactor.record(validate(data))
     task_type = resolve_task_type(data.task_type, data.agent, catalog_file)
     branch = data.branch or current_branch(paths.root)
     agents, types = split_list(data.agent), split_list(task_type)
@@ -231,7 +233,8 @@ def add_outcome(
         write_or_fail(
             paths.outcomes, text, root=paths.root, record_text=row, record=record.to_dict()
         )
-    return StoredOutcome(record, row, current.count() + 1, current.warnings)
+    notes = write_warning(redactor, hits, paths.outcomes.name)
+    return StoredOutcome(record, row, current.count() + 1, [*current.warnings, *notes])
 
 
 def row_for(record: OutcomeRecord, columns: list[str]) -> str:

@@ -27,6 +27,7 @@ from legion_llm.llm.tokens import count_tokens, with_safety
 from legion_llm.memory.files import atomic_write, locked, or_print, read_text
 from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
 from legion_llm.memory.phases.find import Phase
+from legion_llm.memory.redact import project_redactor, text_hits, write_warning
 from legion_llm.pipeline.compact.offline import (
     LEVELS,
     MAX_RATIO,
@@ -299,6 +300,7 @@ def _finish(run: _Run, digest: PhaseDigest, write: bool) -> CompactResult:
         run.warnings.append(
             f"warning: length ratio {report.ratio:.2f} is outside the 0.30-0.50 target"
         )
+    text = _redacted(run, text)
     result = CompactResult(prep.phase.compacted_path, text, report, prep.facts, repaired,
                            run.warnings, run.answers, _engine_label(run),
                            forced_reason=run.header.forced_reason)  # fmt: skip
@@ -307,6 +309,15 @@ def _finish(run: _Run, digest: PhaseDigest, write: bool) -> CompactResult:
         _write(prep.phase, text, run.header.forced_reason is not None)
         result.written = True
     return result
+
+
+def _redacted(run: _Run, text: str) -> str:
+    """The text to write (and show): secrets the originals held replaced by markers."""
+    redactor = project_redactor(run.prep.phase.root)
+    done = redactor.redact(text)
+    name = run.prep.phase.compacted_path.name
+    run.warnings += write_warning(redactor, text_hits(text, done.findings), name)
+    return done.text
 
 
 def _engine_label(run: _Run) -> str:

@@ -297,9 +297,11 @@ def _write(paths: MemoryPaths, existing: LearningSet, result: ExtractResult) -> 
     folder, touched = paths.learnings_dir, set()
     for planned in result.plan:
         if planned.action == "new":
-            planned.learning = write_new(folder, paths.root, planned.learning, lock=False)
+            planned.learning = write_new(
+                folder, paths.root, planned.learning, result.warnings, lock=False
+            )
         elif planned.action == "reinforce":
             apply(existing.files[planned.learning.file], planned.learning)
             touched.add(planned.learning.file)
     for name in sorted(touched):
-        rewrite(folder, paths.root, existing.files[name], lock=False)
+        rewrite(folder, paths.root, existing.files[name], result.warnings, lock=False)
