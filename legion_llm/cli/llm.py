@@ -83,19 +83,22 @@ def open_session(
 ) -> LLMSession:
     """Build the engine for an LLM command from its options (notices go to stderr at once, through
     the same printer as every other line). Inside the MCP server (`mcp` given) the order is the
-    server's: an API key, else the client's model by sampling, else offline."""
+    server's: an API key, else the client's model by sampling, else offline. Every engine's
+    requests are redacted as settings.json memory.redact says."""
     from legion_llm.cli.render import stderr_line
     from legion_llm.llm.engine import Notices, select_engine
+    from legion_llm.memory.redact import project_redactor
 
     config, warnings = resolve_config(c, engine, model, max_cost)
-    notices = Notices(stderr_line)
+    notices, redactor = Notices(stderr_line), project_redactor(c.root)
     if mcp is not None:
         from legion_llm.llm.sampling import select_mcp_engine
 
         picked = select_mcp_engine(config.engine, config, sampler=mcp.sampler, registry=registry,
-                                   notices=notices)  # fmt: skip
+                                   notices=notices, redactor=redactor)  # fmt: skip
         return LLMSession(picked, config, warnings)
-    chosen = select_engine(config.engine, config, registry=registry, notices=notices)
+    chosen = select_engine(config.engine, config, registry=registry, notices=notices,
+                           redactor=redactor)  # fmt: skip
     return LLMSession(chosen, config, warnings)
 
 

@@ -7,6 +7,9 @@ the model is unreachable it says so once and the offline engine answers the rest
 one answer is unusable (invalid twice, cut at max_tokens, refused) the offline step answers that
 one. `select_engine` turns `--engine auto|anthropic|claude-code|offline` into one of these.
 
+Every request is built by `EngineBase.request`, which redacts secrets from the rendered prompt
+(legion_llm/memory/redact/), so no engine, present or future, sends one.
+
 Nothing here imports anthropic, tiktoken or tenacity; client.py and tokens.py do, lazily.
 """
 
@@ -31,6 +34,7 @@ from legion_llm.llm.errors import (
 )
 from legion_llm.llm.offline import REGISTRY, OfflineCall, OfflineRegistry
 from legion_llm.llm.prompts import RenderedPrompt, load_prompt
+from legion_llm.memory.redact import Redactor
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -129,10 +133,12 @@ class EngineBase:
         meter: UsageMeter | None = None,
         notices: Notices | None = None,
         prompts_dir: Path | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.meter = meter or UsageMeter()
         self.notices = notices or Notices()
         self.prompts_dir = prompts_dir
+        self.redactor = redactor or Redactor()
 
     @property
     def model(self) -> str | None:
@@ -147,10 +153,28 @@ class EngineBase:
         context: Any = None,
         max_tokens: int | None = None,
     ) -> Answer[T]:
-        rendered = load_prompt(prompt_name, self.prompts_dir).render(variables)
         before = self.meter.total.copy()
-        answer = self.answer(Request(schema, rendered, dict(variables), context, max_tokens))
+        answer = self.answer(self.request(schema, prompt_name, variables, context, max_tokens))
         return replace(answer, usage=_minus(self.meter.total, before))
+
+    def request(
+        self,
+        schema: type[T],
+        prompt_name: str,
+        variables: Mapping[str, Any],
+        context: Any = None,
+        max_tokens: int | None = None,
+    ) -> Request[T]:
+        """The one place a request is built (an ask, a batch): the prompt rendered strictly, then
+        every secret in the sent text replaced by its marker, with one notice saying which kinds."""
+        rendered = load_prompt(prompt_name, self.prompts_dir).render(variables)
+        system, user = self.redactor.redact(rendered.system), self.redactor.redact(rendered.user)
+        clean, _ = self.redactor.values({k: v for k, v in variables.items() if isinstance(v, str)})
+        kinds = list(dict.fromkeys(f.kind for f in (*system.findings, *user.findings)))
+        if kinds and self.name != "offline":  # the offline engine sends nothing: no notice
+            self.notices.add(_redaction_notice(prompt_name, kinds, self.redactor.enabled))
+        rendered = replace(rendered, system=system.text, user=user.text)
+        return Request(schema, rendered, {**variables, **clean}, context, max_tokens)
 
     def answer(self, request: Request[T]) -> Answer[T]:
         raise NotImplementedError
@@ -161,6 +185,15 @@ class EngineBase:
 
     def usage_dict(self) -> dict[str, Any]:
         return self.meter.as_dict(self.name)
+
+
+def _redaction_notice(prompt_name: str, kinds: list[str], enabled: bool) -> str:
+    if enabled:
+        return f"notice: redacted secrets ({', '.join(kinds)}) from the {prompt_name!r} prompt before sending it"
+    return (
+        f"notice: the {prompt_name!r} prompt holds secrets ({', '.join(kinds)}) and is sent as "
+        "given: settings.json memory.redact.enabled is false"
+    )
 
 
 def _minus(after: Usage, before: Usage) -> Usage:
@@ -196,7 +229,10 @@ class FallbackEngine(EngineBase):
 
     def __init__(self, primary: Engine, fallback: OfflineEngine) -> None:
         super().__init__(
-            meter=primary.meter, notices=primary.notices, prompts_dir=fallback.prompts_dir
+            meter=primary.meter,
+            notices=primary.notices,
+            prompts_dir=fallback.prompts_dir,
+            redactor=getattr(primary, "redactor", None),
         )
         self.primary = primary
         self.fallback = fallback
@@ -254,6 +290,7 @@ def select_engine(
     notices: Notices | None = None,
     prompts_dir: Path | None = None,
     claude_options: Mapping[str, Any] | None = None,
+    redactor: Redactor | None = None,
 ) -> Engine:
     """`auto` -> Claude (with offline fallback) when a key or token is set, else a logged-in
     Claude Code (with offline fallback), else offline with one notice; `anthropic` without a key
@@ -264,7 +301,7 @@ def select_engine(
     if choice not in ENGINE_CHOICES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINE_CHOICES)}, not {choice!r}")
     meter = UsageMeter(max_cost_usd=config.max_cost_usd)
-    shared: dict[str, Any] = {"meter": meter, "notices": notices or Notices()}
+    shared: dict[str, Any] = {"meter": meter, "notices": notices or Notices(), "redactor": redactor}
     offline = OfflineEngine(registry, prompts_dir=prompts_dir, **shared)
     if choice == "offline":
         return offline

@@ -44,6 +44,7 @@ from legion_llm.llm.errors import (
     OutputTruncatedError,
 )
 from legion_llm.llm.offline import OfflineRegistry
+from legion_llm.memory.redact import Redactor
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)
@@ -164,13 +165,16 @@ def select_mcp_engine(
     env: Mapping[str, str] | None = None,
     registry: OfflineRegistry | None = None,
     notices: Notices | None = None,
+    redactor: Redactor | None = None,
 ) -> Engine:
     """The MCP server's order: key -> anthropic; sampling; offline with the host-tools notice."""
     chosen = (choice or config.engine).lower()
     auto_without_key = chosen == "auto" and find_credential(env) is None
+    shared: dict[str, Any] = {"env": env, "registry": registry, "notices": notices,
+                              "redactor": redactor}  # fmt: skip
     if chosen not in ("sampling",) and not auto_without_key:
-        return select_engine(chosen, config, env=env, registry=registry, notices=notices)
-    offline = select_engine("offline", config, env=env, registry=registry, notices=notices)
+        return select_engine(chosen, config, **shared)
+    offline = select_engine("offline", config, **shared)
     assert isinstance(offline, OfflineEngine)
     if sampler is None:
         if chosen == "sampling":
@@ -179,7 +183,8 @@ def select_mcp_engine(
             )
         offline.notices.add(HOST_NOTICE)
         return offline
-    engine = SamplingEngine(config, sampler, meter=offline.meter, notices=offline.notices)
+    engine = SamplingEngine(config, sampler, meter=offline.meter, notices=offline.notices,
+                            redactor=offline.redactor)  # fmt: skip
     if chosen == "sampling" or not config.fallback_offline:
         return engine
     return FallbackEngine(engine, offline)
