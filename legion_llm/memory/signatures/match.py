@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from legion_llm.memory.redact import redacted
 from legion_llm.memory.signatures.rules import (
     ANSI,
     CODE,
@@ -180,7 +181,9 @@ MAX_LINE = 1_000  # no error line needs more; normalising one grows faster than 
 
 def bounded(text: str) -> str:
     """Compiler output names the error first, a traceback last: keep both ends of a huge text,
-    and the start of each very long line."""
+    and the start of each very long line. Secrets are redacted first (every signature passes
+    here), so a new token in a known error still matches its fix."""
+    text = redacted(text)
     if len(text) > MAX_TEXT:
         half = MAX_TEXT // 2
         text = text[:half] + "\n" + text[-half:]
