@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "verify-compaction": ("legion_llm.cli.compact", "verify_compaction_cmd", False),
     "phase-context": ("legion_llm.cli.compact", "phase_context_cmd", False),
     "distill": ("legion_llm.cli.distill", "distill", False),
+    "scan": ("legion_llm.cli.scan", "scan_cmd", False),
     "learnings": ("legion_llm.cli.learnings", "app", True),
     "eval": ("legion_llm.cli.eval", "app", True),
     "llm": ("legion_llm.cli.llm", "app", True),

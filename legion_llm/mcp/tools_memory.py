@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from legion_llm.cli import knowledge, maintenance, outcomes
+from legion_llm.cli import knowledge, maintenance, outcomes, scan
 from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today, flat_fields
 from legion_llm.mcp.runner import Runner
 from legion_llm.memory.outcomes.store import OutcomeInput
@@ -121,3 +121,15 @@ class MemoryTools:
         --json`). Returns {data: {archived: [ids], remaining, applied, report, ...}}."""
         run = self.runner
         return run.run(lambda: maintenance.prune_result(run.common(today), dry_run))
+
+    def scan(
+        self,
+        fix: Annotated[
+            bool, Field(description="Redact what is found, in place (atomic, locked).")
+        ] = False,
+    ) -> dict[str, Any]:
+        """Secrets already in the memory files and compacted summaries (`legion-llm scan
+        --json`): {data: {findings: [{path, line, kind}], total, files_scanned, fixed_files,
+        clean}}; values are never shown. ok is false while something found is not fixed."""
+        run = self.runner
+        return run.run(lambda: scan.scan_result(run.common(None), fix))

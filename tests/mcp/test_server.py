@@ -21,7 +21,7 @@ TOOLS = {
     "errors_recall", "errors_match", "preferences_add", "preferences_recall", "compact",
     "compact_suggest", "verify_compaction", "phase_context", "distill", "learnings_add",
     "learnings_load", "learnings_extract", "compact_prepare", "compact_submit", "distill_prepare",
-    "distill_submit", "learnings_extract_prepare", "learnings_extract_submit",
+    "distill_submit", "learnings_extract_prepare", "learnings_extract_submit", "scan",
 }  # fmt: skip
 RECORD = {"phase": "4", "plan": "04-03", "agent": "engineering-security-engineer",
           "outcome": "success", "summary": "Audit export signed with the hash chain head",
