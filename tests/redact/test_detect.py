@@ -54,6 +54,7 @@ ORDINARY = [
     "api_key = os.environ['API_KEY']; token = settings.github_token; secret: <your secret>",
     "Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
     "the bearer token is read from the keychain",
+    "CLERK_SECRET_KEY=sk_" + "test_PLACEHOLDER and GITHUB_TOKEN=gh" + "p_" + "x" * 36,
     "| O-012 | 2026-03-01 | main | 3 | 03-01 | dev | backend | success | 4 | api | Did it |",
 ]
 

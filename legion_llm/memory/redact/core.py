@@ -68,10 +68,15 @@ def _mixes(value: str, classes: int) -> bool:
     return sum(found) >= classes
 
 
+_STOCK = re.compile(r"(?i)placeholder|x{5}|changeme|your[-_]|insert[-_]?your")
+
+
 def _rule_spans(rule: Rule, text: str) -> Iterator[Span]:
     for found in rule.pattern.finditer(text):
         start, end = found.span(rule.group)
         value = text[start:end]
+        if _STOCK.search(value):  # sk_test_PLACEHOLDER, ghp_xxxxxxxx...: a template, no secret
+            continue
         if rule.min_entropy and entropy(value) < rule.min_entropy:
             continue
         if rule.min_classes and not _mixes(value, rule.min_classes):
