@@ -85,6 +85,36 @@ def test_an_unterminated_private_key_is_redacted_up_to_its_last_base64_line() ->
     assert REDACTOR.find(f"it begins with {dashes}BEGIN RSA PRIVATE KEY{dashes} and more") == []
 
 
+def test_a_private_key_inside_a_json_string_goes_whole() -> None:
+    dashes = "-" * 5
+    body = "\\n".join(draw(64, seed=20 + i) for i in range(4))
+    key = f"{dashes}BEGIN PRIVATE KEY{dashes}\\n{body}\\n{dashes}END PRIVATE KEY{dashes}\\n"
+    text = f'{{"type": "service_account", "private_key": "{key}", "client_email": "a@b.iam"}}'
+    assert REDACTOR.text(text) == (
+        '{"type": "service_account", "private_key": "[REDACTED:private-key]\\n", '
+        '"client_email": "a@b.iam"}'
+    )
+
+
+def test_headers_and_flags() -> None:
+    opaque = draw(40, seed=30)
+    basic = draw(24, seed=31) + "=="
+    assert REDACTOR.text(f"curl -H 'Authorization: Bearer {opaque}'") == (
+        "curl -H 'Authorization: Bearer [REDACTED:bearer-token]'"
+    )
+    assert (
+        REDACTOR.text(f"Authorization: Basic {basic}")
+        == "Authorization: Basic [REDACTED:basic-auth]"
+    )
+    assert (
+        REDACTOR.text(f"gh auth login --token {opaque}") == "gh auth login --token [REDACTED:token]"
+    )
+    assert (
+        REDACTOR.text("mysql --password Xy7-secret1 -h db")
+        == "mysql --password [REDACTED:password] -h db"
+    )
+
+
 def test_allow_list_keeps_what_it_matches() -> None:
     kept = p("AK", "IA") + "IOSFODNN7EXAMPLE"
     other = p("AK", "IA") + draw(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=5)
