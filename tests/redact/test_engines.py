@@ -1,35 +1,32 @@
 """Every engine's request is redacted at the one seam (EngineBase.request): the Anthropic SDK's
-HTTP body (respx), the queue fake, the offline engine, and an engine that pipes the prompt into a
-CLI's stdin (the contract the claude-code engine of issue 13 uses; it had not landed on main when
-this was written, so the stub engine below stands at the same seam)."""
+HTTP body (respx), the queue fake, the offline engine, and the claude-code engine (issue 13), which
+pipes the prompt into the user's `claude` CLI: it is tested with its stub `claude` from tests/llm/claude_stub.py)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import httpx
+import pytest
 import respx
-from pydantic import BaseModel
 
-from legion_llm.llm.budget import Usage
-from legion_llm.llm.engine import Answer, Engine, EngineBase, Notices, OfflineEngine, Request
+from legion_llm.llm.config import resolve_llm_config
+from legion_llm.llm.engine import Engine, Notices, OfflineEngine, select_engine
 from legion_llm.llm.offline import OfflineCall, OfflineRegistry
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.llm.testing import FakeEngine
 from legion_llm.memory.redact import Redactor
 from legion_llm.pipeline.compact.render import DecisionItem
 from legion_llm.pipeline.compact.run import compact_phase
+from tests.llm.claude_stub import StubClaude, answer
 from tests.llm.conftest import body, tool_reply
 from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of
 from tests.redact.samples import KINDS, SAMPLES, everything, sample
 from tests.redact.test_write_paths import leaked, markers
 
-T = TypeVar("T", bound=BaseModel)
 Make = Callable[..., Engine]
 SECRETS = everything()
 
@@ -101,41 +98,20 @@ def test_the_offline_engine_is_redacted_too_and_says_nothing() -> None:
     assert notices.messages == []  # it sends nothing, so it has nothing to report
 
 
-STUB_CLI = """
-import json, sys
-prompt = sys.stdin.read()
-with open(sys.argv[1], "w", encoding="utf-8") as seen:
-    seen.write(prompt)
-print(json.dumps({"structured_output": {"echo": "x", "length": 1}}))
-"""
-
-
-class StdinCLIEngine(EngineBase):
-    """Pipes the rendered prompt into a CLI's stdin and reads structured JSON back, as a
-    `claude -p --json-schema` engine does; only `answer` is its own."""
-
-    name = "stub-cli"
-
-    def __init__(self, script: Path, seen: Path, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.script, self.seen = script, seen
-
-    def answer(self, request: Request[T]) -> Answer[T]:
-        stdin = request.prompt.system + "\n\n" + request.prompt.user
-        done = subprocess.run([sys.executable, str(self.script), str(self.seen)], input=stdin,
-                              capture_output=True, text=True, check=True)  # fmt: skip
-        output = request.schema.model_validate(json.loads(done.stdout)["structured_output"])
-        return Answer(output, Usage(), request.prompt.name, request.prompt.sha256, self.name, None)
-
-
-def test_a_cli_engine_gets_no_secret_on_stdin(tmp_path: Path) -> None:
-    script, seen = tmp_path / "claude_stub.py", tmp_path / "stdin.txt"
-    script.write_text(STUB_CLI, encoding="utf-8")
-    engine = StdinCLIEngine(script, seen, notices=Notices(sink=None))
-    answer = engine.ask(SelfTestReply, PROMPT, {"word": SECRETS})
-    stdin = seen.read_text(encoding="utf-8")
-    assert answer.output.echo == "x" and "[REDACTED:pypi-token]" in stdin
-    assert leaked(stdin) == []
+def test_the_claude_code_cli_gets_no_secret_on_stdin_or_in_argv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stub = StubClaude(tmp_path / "bin").script(answer({"echo": "x", "length": 1}))
+    monkeypatch.setenv("PATH", stub.on_path())
+    allowed = next(s for s in SAMPLES if "_test_" in s.secret)
+    config = resolve_llm_config({}, env=dict(os.environ))
+    chosen = select_engine("claude-code", config, env=dict(os.environ), notices=Notices(sink=None),
+                           redactor=Redactor(["sk_" + "test_\\w+"]))  # fmt: skip
+    chosen.ask(SelfTestReply, PROMPT, {"word": SECRETS})
+    (call,) = stub.print_calls()
+    assert leaked(call["stdin"]) == [allowed.kind]  # the project's allow list reaches it too
+    assert allowed.secret in call["stdin"] and "[REDACTED:pypi-token]" in call["stdin"]
+    assert leaked(json.dumps(call["argv"])) == []
 
 
 def test_a_batch_builds_its_requests_at_the_same_seam() -> None:

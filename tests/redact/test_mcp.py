@@ -26,7 +26,7 @@ def test_every_store_tool_redacts_and_scan_then_finds_nothing(tmp_path: Path) ->
 
     async def scenario(calls: Calls) -> dict[str, Any]:
         return {
-            "outcome": await calls.ok("outcomes_add", record=record, today=TODAY),
+            "outcome": await calls.ok("outcomes_add", **record, today=TODAY),
             "pattern": await calls.ok("patterns_add", pattern=sample("jwt").text,
                                       context=SECRETS, reuse_criteria="always", today=TODAY),
             "error": await calls.ok("errors_add", signature=sample("password").text,
