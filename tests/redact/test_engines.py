@@ -1,5 +1,5 @@
 """Every engine's request is redacted at the one seam (EngineBase.request): the Anthropic SDK's
-HTTP body (respx), the queue fake, the offline engine, and the claude-code engine (issue 13), which
+HTTP body (respx), the queue fake, the offline engine, MCP sampling, and the claude-code engine (issue 13), which
 pipes the prompt into the user's `claude` CLI: it is tested with its stub `claude` from tests/llm/claude_stub.py)."""
 
 from __future__ import annotations
@@ -143,3 +143,23 @@ def test_redaction_switched_off_by_the_project_sends_as_given_with_a_notice() ->
     assert sample("github-token").secret in engine.requests[0].prompt.user
     (notice,) = notices.messages
     assert "sent as given" in notice and "enabled is false" in notice
+
+
+def test_the_mcp_sampling_request_holds_no_secret() -> None:
+    from legion_llm.llm.sampling import SampleReply, SampleRequest, select_mcp_engine
+
+    sent: list[SampleRequest] = []
+
+    def sampler(request: SampleRequest) -> SampleReply:
+        sent.append(request)
+        return SampleReply('{"echo": "x", "length": 1}', model="client-model")
+
+    allowed = next(s for s in SAMPLES if "_test_" in s.secret)
+    config = resolve_llm_config({}, env={})
+    chosen = select_mcp_engine("sampling", config, sampler=sampler, env={},
+                               notices=Notices(sink=None),
+                               redactor=Redactor(["sk_" + "test_\\w+"]))  # fmt: skip
+    chosen.ask(SelfTestReply, PROMPT, {"word": SECRETS})
+    (request,) = sent
+    text = request.system + json.dumps(request.messages)
+    assert leaked(text) == [allowed.kind] and "[REDACTED:gitlab-token]" in text
