@@ -1,6 +1,6 @@
 """Every engine's request is redacted at the one seam (EngineBase.request): the Anthropic SDK's
-HTTP body (respx), the queue fake, the offline engine, MCP sampling, and the claude-code engine (issue 13), which
-pipes the prompt into the user's `claude` CLI: it is tested with its stub `claude` from tests/llm/claude_stub.py)."""
+HTTP body (respx), the queue fake, the offline engine, MCP sampling, and the claude-code engine
+(issue 13), whose stdin and argv are checked through its stub `claude` (tests/llm/claude_stub.py)."""
 
 from __future__ import annotations
 

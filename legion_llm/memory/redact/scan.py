@@ -73,9 +73,12 @@ def _text(path: Path, report: ScanReport, name: str) -> str | None:
     try:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        report.warnings.append(f"warning: {name} was not scanned ({reason})")
+        report.warnings.append(f"warning: {name} was not scanned ({_reason(exc)})")
         return None
+
+
+def _reason(exc: OSError | UnicodeDecodeError) -> str:
+    return "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc.strerror or exc)
 
 
 def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
@@ -92,8 +95,7 @@ def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
             try:
                 _fix(root, path, redactor)
             except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-                report.warnings.append(f"warning: could not fix {name} ({reason})")
+                report.warnings.append(f"warning: could not fix {name} ({_reason(exc)})")
                 continue
             report.fixed.append(name)
     return report
