@@ -2,9 +2,10 @@
 
 Store the outcomes of a finished build, recall and brief, compact a completed phase and verify it,
 distil patterns, match a new error to a known fix, extract and load mission learnings, prune. The
-LLM steps use the offline engine, or Claude when a key is set (the usual engine resolution:
-LEGION_LLM_ENGINE=offline forces the offline engine). Each step calls the same function as its
-command, so what the demo prints is what `legion-llm ... --json` returns.
+LLM steps use Claude when a key is set, else the user's logged-in Claude Code, else the offline
+engine (the usual engine resolution: LEGION_LLM_ENGINE=offline forces the offline engine). Each
+step calls the same function as its command, so what the demo prints is what `legion-llm ...
+--json` returns.
 
 `--root DIR` makes the copy in DIR (new or empty) instead of a new temporary folder; `--today`
 replaces the day the bundled history is dated around; with `--json` the walkthrough goes to
@@ -66,8 +67,11 @@ class Demo:
 
     @property
     def engine(self) -> str:
-        if self.session.engine.name == "anthropic":
-            return f"Claude ({self.session.config.model})"
+        name, model = self.session.engine.name, self.session.config.model
+        if name == "anthropic":
+            return f"Claude ({model})"
+        if name == "claude-code":
+            return f"your logged-in Claude Code ({model})"
         return "the offline engine"
 
 
@@ -224,10 +228,10 @@ def run_prune(demo: Demo) -> None:
 
 def _usage(demo: Demo) -> str:
     usage: dict[str, Any] = demo.session.usage()
-    if demo.session.engine.name != "anthropic":
+    if demo.session.engine.name not in ("anthropic", "claude-code"):
         return f"LLM steps: {usage['offline_calls']} offline calls, no network, no cost"
     return (
-        f"LLM steps: {usage['calls']} Claude calls, {usage['input_tokens']} in / "
+        f"LLM steps ({usage['engine']}): {usage['calls']} Claude calls, {usage['input_tokens']} in / "
         f"{usage['output_tokens']} out tokens, about ${usage['estimated_cost_usd']:.4f}"
     )
 

@@ -127,6 +127,7 @@ def test_a_structured_answer_through_the_real_cli(logged_in: Path, api: FakeMess
     (message,) = body["messages"]
     assert message["content"][-1]["text"] == prompt.user  # stdin, as the last user block
     assert "MARKER-FROM-CLAUDE-MD" not in json.dumps(body)
+    assert "cache_control" not in json.dumps(body)  # DISABLE_PROMPT_CACHING: no 2x cache write
     (tool,) = body["tools"]
     assert tool["name"] == "StructuredOutput" and tool["input_schema"]["required"] == [
         "echo",
