@@ -48,20 +48,31 @@ def real_claude(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if npm is None:
         pytest.skip("npm is not installed: the real Claude Code CLI cannot be installed")
     prefix = tmp_path_factory.mktemp("claude-code")
-    cache = Path(tempfile.gettempdir()) / "legion-llm-test-npm-cache"
-    argv = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-            "--loglevel=error", f"@anthropic-ai/claude-code@{VERSION}"]  # fmt: skip
+    cache = Path(tempfile.gettempdir()) / "legion-llm-test-npm-cache"  # npm's logs go there too
     env = {**os.environ, "npm_config_cache": str(cache), "npm_config_update_notifier": "false"}
-    try:
+    package = f"@anthropic-ai/claude-code@{VERSION}"
+    quick = ["--prefer-offline", "--fetch-retries=0", "--fetch-timeout=15000"]
+    try:  # a registry that does not answer is found out in seconds, not after npm's retries
+        seen = subprocess.run([npm, "view", package, "version", *quick], capture_output=True,
+                              text=True, timeout=60, env=env)  # fmt: skip
+        if seen.returncode != 0:
+            pytest.skip(f"the npm registry does not answer for {package}: {_last(seen.stderr)}")
+        argv = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+                "--loglevel=error", "--prefer-offline", "--fetch-retries=1", package]  # fmt: skip
         done = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
                               env=env)  # fmt: skip
     except subprocess.TimeoutExpired:
-        pytest.skip(f"npm install did not finish in {INSTALL_TIMEOUT_S} s (registry unreachable?)")
+        pytest.skip(f"npm did not finish in time (registry unreachable?) for {package}")
     cli = prefix / "node_modules" / ".bin" / "claude"
     if done.returncode != 0 or not cli.exists():
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"npm could not install @anthropic-ai/claude-code@{VERSION}: {last}")
+        pytest.skip(f"npm could not install {package}: {_last(done.stderr)}")
     return cli
+
+
+def _last(text: str) -> str:
+    """npm's last error line that is not the pointer to its log file."""
+    lines = [line for line in text.strip().splitlines() if "complete log" not in line]
+    return (lines or ["no output"])[-1]
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ without sampling gets the offline engine and the pointer to the host tools."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +16,11 @@ from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.sampling import HOST_NOTICE
 from legion_llm.memory.phases.find import find_phase
 from tests.cli.test_host_cli import TODAY, lazy, offline_answers
-from tests.conftest import FIXTURES
 from tests.mcp.stdio import Calls, with_server
+from tests.mcp.test_host_tools import demo
 
 AUTO = {"LEGION_LLM_ENGINE": "auto"}
 COMPACTED = ".planning/phases/03-fx-rates/03-COMPACTED.md"
-
-
-def demo(tmp_path: Path) -> tuple[Path, Path]:
-    root = tmp_path / "demo"
-    shutil.copytree(FIXTURES / "demo-project", root)
-    cwd = tmp_path / "elsewhere"
-    cwd.mkdir()
-    return root, cwd
 
 
 class Client:
