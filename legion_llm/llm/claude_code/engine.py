@@ -83,11 +83,11 @@ class ClaudeCodeEngine(EngineBase):
         schema = json.dumps(json_schema(request.schema), ensure_ascii=False)
         name = request.prompt.name
         first = self._ask_once(request, schema, request.prompt.user)
-        output, error = _validate(first, request.schema, name)
+        output, error = _validate(first, request.schema)
         if output is None:
             again = (f"{request.prompt.user}\n\nYour previous answer did not match the schema:\n"
                      f"{error}\nAnswer again with the corrected structured output.")  # fmt: skip
-            output, error = _validate(self._ask_once(request, schema, again), request.schema, name)
+            output, error = _validate(self._ask_once(request, schema, again), request.schema)
         if output is None:
             raise InvalidOutputError(
                 f"Claude Code's answer to prompt {name!r} did not match "
@@ -151,7 +151,7 @@ class ClaudeCodeEngine(EngineBase):
         return None if cap is None else cap - self.meter.total.estimated_cost_usd
 
 
-def _validate(output: object, schema: type[T], prompt: str) -> tuple[T | None, str]:
+def _validate(output: object, schema: type[T]) -> tuple[T | None, str]:
     try:
         return schema.model_validate(output), ""
     except ValidationError as exc:
