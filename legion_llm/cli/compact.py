@@ -30,8 +30,7 @@ from legion_llm.errors import InputError, UsageError
 if TYPE_CHECKING:
     from legion_llm.cli.llm import LLMSession
     from legion_llm.memory.phases.find import Phase
-    from legion_llm.pipeline.compact.run import CompactResult
-    from legion_llm.pipeline.compact.verify import VerifyReport
+    from legion_llm.pipeline.compact.run import Checked, CompactResult
 
 PhaseArg = Annotated[str, typer.Argument(help="Phase number (3, 03, 6.1), folder name or path.")]
 
@@ -148,7 +147,8 @@ def suggest_result(c: Common) -> CommandResult:
 def verify_compaction_cmd(
     phase: PhaseArg, root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False
 ) -> None:
-    """Check an existing COMPACTED.md against its originals: missing and invented ids and paths."""
+    """Check an existing COMPACTED.md against its originals: missing and invented ids and paths,
+    and whether its verdicts, deliverables, file rows and decisions are grounded."""
     c = common(root, today, json_)
     finish(verify_result(c, _phase(c, phase)), c)
 
@@ -157,14 +157,26 @@ def verify_result(c: Common, found: Phase) -> CommandResult:
     """`verify-compaction PHASE` for the CLI and the MCP server (exit code 1 when it fails)."""
     from legion_llm.pipeline.compact.run import check_compacted
 
-    _, report = check_compacted(found)
-    data = {"phase": found.key, "path": _rel(found.compacted_path, c), **report.as_dict()}
-    code = 0 if report.ok else 1
-    return CommandResult("verify-compaction", data, _verify_human(data, report), [], code)
+    _, checked = check_compacted(found)
+    data = {"phase": found.key, "path": _rel(found.compacted_path, c), **checked.as_dict()}
+    code = 0 if checked.ok else 1
+    return CommandResult("verify-compaction", data, _verify_human(data, checked), [], code)
 
 
-def _verify_human(data: dict[str, Any], report: VerifyReport) -> str:
-    verdict = "OK" if report.ok else "FAILED"
+_GROUNDING_LABELS = {
+    "ungrounded-verdict": "ungrounded verdicts",
+    "placeholder": "placeholders",
+    "unknown-plan": "unknown plans",
+    "wrong-plan": "text under the wrong plan",
+    "ungrounded-text": "text the summaries do not support",
+    "unknown-path": "file rows for paths the summaries do not list",
+    "unknown-requirement": "verdicts for requirements of other phases",
+}
+
+
+def _verify_human(data: dict[str, Any], checked: Checked) -> str:
+    report = checked
+    verdict = "OK" if checked.ok else "FAILED"
     lines = [f"{data['path']}: {verdict}; ratio {report.ratio:.2f} "
              f"({report.tokens_output} of {report.tokens_original} tokens)"]  # fmt: skip
     listed = {
@@ -172,12 +184,18 @@ def _verify_human(data: dict[str, Any], report: VerifyReport) -> str:
         "missing paths": report.missing_paths,
         "invented requirement ids": report.invented_ids,
         "invented paths": report.invented_paths,
+    }
+    for kind, label in _GROUNDING_LABELS.items():
+        listed[label] = [p.message for p in checked.problems if p.kind == kind]
+    listed |= {
         "missing sections": report.sections_missing,
         "extra sections": report.sections_extra,
         "plans never named": report.plans_missing,
         "missing frontmatter keys": report.frontmatter_missing,
     }
-    lines += [f"{label}: {', '.join(items)}" for label, items in listed.items() if items]
+    sep = {label: "; " for label in _GROUNDING_LABELS.values()}
+    lines += [f"{label}: {sep.get(label, ', ').join(items)}"
+              for label, items in listed.items() if items]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ from legion_llm.pipeline.compact.render import FileItem
 from legion_llm.pipeline.compact.text import PlanParts, first_clause, items, table_rows
 
 MOVED = "\x00moved"  # a move's source: named in its destination's row, no row of its own
+BRIEF_WORDS = 6
 
 
 def _file_notes(plan: PlanParts) -> dict[str, str]:
@@ -59,24 +60,37 @@ def _describe(item: str, path: str) -> str:
     return " ".join(rest.split()).strip(" -—") or "named"
 
 
-def file_items(plans: list[PlanParts], paths: tuple[str, ...], *, full: bool) -> list[FileItem]:
-    """One entry per path, in `paths` order, described by the Files sections that list it."""
+def file_items(
+    plans: list[PlanParts], paths: tuple[str, ...], *, full: bool, brief: bool = False
+) -> list[FileItem]:
+    """One entry per path, in `paths` order, described by the Files sections that list it; a
+    path no Files section describes is `named in` the plan(s) that mention it. `brief` keeps
+    the first words of each description only, and a path only named is `named`."""
     notes = [(p.facts.id, _file_notes(p)) for p in plans]
     named = [(p.facts.id, set(find_paths(_plain(p)))) for p in plans]  # once per plan, not per path
     result = []
     for path in paths:
         said = [(pid, n[path]) for pid, n in notes if path in n]
-        if not said:
-            where = [pid for pid, found in named if path in found]
-            said = [(w, "named") for w in where[:1]] or [("", "named")]
         if any(t == MOVED for _, t in said):
             continue
-        texts = [t if full else first_clause(t) for _, t in said]
-        change = "; ".join(
-            f"{pid}: {t}" if len(said) > 1 else t for (pid, _), t in zip(said, texts, strict=True)
-        )
+        described = [(pid, _cut(t, full, brief)) for pid, t in said if t != "named"]
+        if described:
+            change = "; ".join(f"{pid}: {t}" if len(described) > 1 else t for pid, t in described)
+        elif brief:
+            change = "named"
+        else:
+            where = [pid for pid, found in named if path in found] or [pid for pid, _ in said]
+            change = f"named in {', '.join(where)}" if where else "named in the summaries"
         result.append(FileItem(path=path, change=change))
     return result
+
+
+def _cut(text: str, full: bool, brief: bool) -> str:
+    if full:
+        return text
+    text = first_clause(text)
+    words = text.split()
+    return " ".join(words[:BRIEF_WORDS]).rstrip(",;:") if brief else text
 
 
 def _plain(plan: PlanParts) -> str:

@@ -30,10 +30,13 @@ from legion_llm.pipeline.compact.render import (
     RequirementItem,
 )
 from legion_llm.pipeline.compact.text import PlanParts, first_clause, items, sentences, table_rows
+from legion_llm.pipeline.grounding import content_terms, is_placeholder
 
 PROMPT = "compact-phase"
 TARGET_RATIO = 0.40
 MAX_RATIO = 0.50
+MINIMAL_WORDS = 12  # a deliverable at the least detail: its first words, never nothing
+MINIMAL_DECISIONS = 2  # per plan, at the least detail (the first ones a summary lists)
 _DELIVER = ("what was", "what changed", "accomplishment", "deliverable", "changes", "tasks completed",
             "completed tasks", "summary", "what")  # fmt: skip
 _FOLLOW = ("issue", "escalation", "deviation", "error details", "known stub", "handoff")
@@ -99,16 +102,23 @@ def _deliverable(plan: PlanParts, detail: Detail) -> DeliverableItem:
     found = [i for s in plan.matching(_DELIVER) for i in items(s)]
     lead = _one_liner(plan)
     chosen = ([lead] if lead else []) + (found if detail.all_deliverables or not lead else [])
+    chosen = [c for c in chosen if content_terms(c)]  # never a generic line ("Followed plan")
     if not detail.all_deliverables:
         chosen = chosen[:1]
-    summary = "; ".join(chosen) or (plan.facts.name or "See the plan summary.")
+    summary = "; ".join(chosen) or _first_content(plan)
     follow = _follow_ups(plan) if detail.follow_ups or plan.facts.outcome != "success" else []
     if not detail.follow_ups:
         follow = [first_clause(f) for f in follow]
         summary = first_clause(summary) if not detail.all_deliverables else summary
     if detail.minimal:
-        summary = ""
+        summary = " ".join(summary.split()[:MINIMAL_WORDS]).rstrip(",;:")
     return DeliverableItem(plan_id=plan.facts.id, summary=summary, follow_ups=follow)
+
+
+def _first_content(plan: PlanParts) -> str:
+    """The plan's name, else its first list item or paragraph that says something."""
+    candidates = [plan.facts.name or "", *(i for s in plan.sections for i in items(s))]
+    return next((c for c in candidates if content_terms(c)), plan.facts.name or plan.facts.id)
 
 
 def _follow_ups(plan: PlanParts) -> list[str]:
@@ -125,7 +135,7 @@ def _follow_ups(plan: PlanParts) -> list[str]:
             found += [i for i in items(section) if re.match(r"^\d+\.\s*\[", i)]
         else:
             found += items(section)
-    return [f for f in found if not _is_none(f)]
+    return [f for f in found if not _is_none(f) and not is_placeholder(f)]
 
 
 def _error_lines(section: Section) -> list[str]:
@@ -174,17 +184,23 @@ def _decisions(plan: PlanParts, detail: Detail) -> list[DecisionItem]:
     body = [i for s in plan.matching(("decision",)) for i in items(s)]
     if not body or any("frontmatter" in i.lower() for i in body):
         body = _frontmatter_decisions(plan.frontmatter) or body
-    return [_decision(plan.facts.id, text, detail) for text in body if not _is_none(text)]
+    found = [_decision(plan.facts.id, text, detail) for text in body if not _is_none(text)]
+    kept = [d for d in found if content_terms(d.decision)]
+    return kept[:MINIMAL_DECISIONS] if detail.minimal else kept
 
 
 def _decision(plan_id: str, text: str, detail: Detail) -> DecisionItem:
     parts = sentences(text)
     rejected = [re.sub(r"^Rejected(?: alternatives?)?:?\s*", "", s) for s in parts
                 if s.lower().startswith("rejected")]  # fmt: skip
-    rest = " ".join(s for s in parts if not s.lower().startswith("rejected")) or text
+    kept = [s for s in parts if not s.lower().startswith("rejected")]
+    while len(kept) > 1 and not content_terms(kept[0]):
+        kept.pop(0)  # "Followed plan. Idempotency key is ..." decides the second sentence
+    rest = " ".join(kept) or text
     decision = first_clause(rest)
     if detail.minimal:
         decision = re.split(r",? (?:so that|so|because|which|since) ", decision, maxsplit=1)[0]
+        rejected = []
     rationale = rest[len(decision) :].strip(" .;—") if detail.rationale else ""
     return DecisionItem(plan_id=plan_id, decision=decision, rationale=rationale,
                         rejected_alternatives=rejected)  # fmt: skip
@@ -275,7 +291,7 @@ def digest_at(ctx: CompactContext, detail: Detail) -> PhaseDigest:
     return PhaseDigest(
         deliverables=_merge_parts([_deliverable(p, detail) for p in plans]),
         decisions=[d for p in plans for d in _decisions(p, detail)],
-        files=file_items(plans, ctx.paths, full=detail.full_files),
+        files=file_items(plans, ctx.paths, full=detail.full_files, brief=detail.minimal),
         verification=[_requirement(rid, plans, detail) for rid in ctx.requirement_ids],
         checks=[_check(p, detail) for p in plans],
         agents=[AgentItem(agent=a, work="") for a in agents if a],

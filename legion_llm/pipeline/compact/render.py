@@ -174,20 +174,19 @@ def _code(path: str) -> str:
 
 
 def _files(digest: PhaseDigest) -> list[str]:
-    """One row per distinct change: files with the same change share a row; moves share one."""
-    rows: dict[str, list[str]] = {}
+    """One row per file (a move is one `from → to` row): never a cell of many paths, never an
+    empty or punctuation-only cell."""
+    lines = ["| File | Change |", "|------|--------|"]
     for item in digest.files:
-        change = _one_line(item.change).strip(" -") or "named"
+        change = _one_line(item.change).strip(" -")
         moved = re.fullmatch(r"moved from `?([^`\s]+)`?", change)
         if moved:
-            rows.setdefault("moved", []).append(f"{_code(moved.group(1))} → {_code(item.path)}")
+            cell, change = f"{_code(moved.group(1))} → {_code(item.path)}", "moved"
         else:
-            rows.setdefault(change, []).append(_code(item.path))
-    lines = ["| File | Change |", "|------|--------|"]
-    lines += [
-        f"| {encode_cell(', '.join(paths))} | {encode_cell(change)} |"
-        for change, paths in rows.items()
-    ]
+            cell = _code(item.path)
+        if not re.search(r"\w", change):
+            change = "named"
+        lines.append(f"| {encode_cell(cell)} | {encode_cell(change)} |")
     return lines
 
 

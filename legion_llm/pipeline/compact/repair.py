@@ -1,79 +1,160 @@
-"""Deterministic repair of a proposed digest: add what is missing, strike what was invented.
+"""Deterministic repair of a digest: what the review marks repairable, fixed without a model.
 
-A requirement id missing from the Verification section gets the offline step's line for it (its
-verdict and evidence come from the summaries); a path missing from the Files Modified table gets
-the offline step's row. An id or path the originals never name is removed: its row goes, and
-every mention in the text becomes `[removed: not in the originals]`. Each change is reported.
+- a requirement id missing from Verification gets the offline step's line for it: its grounded
+  verdict and the plan(s) that report it;
+- a path missing from Files Modified gets its own row: the offline step's change text (from its
+  summary line) and the plan(s) that name it;
+- an id or path the originals never name is struck: its row goes, every other mention becomes
+  `[removed: not in the originals]`;
+- a row for a path the summaries do not list as a file, a verdict for another phase's
+  requirement, a second verdict for one id and an agent that ran no plan are dropped;
+- a verdict's evidence that cites no reporting plan gets the plans appended.
+
+Each change is reported in one line.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from legion_llm.memory.phases.extract import PhaseFacts
-from legion_llm.pipeline.compact.render import (
-    FileItem,
-    Header,
-    PhaseDigest,
-    RequirementItem,
-    render,
-)
-from legion_llm.pipeline.compact.verify import Sources, verify_document
+from legion_llm.memory.phases.extract import PhaseFacts, expand_braces
+from legion_llm.pipeline.compact.ground import Problem
+from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, RequirementItem
 
 REMOVED = "[removed: not in the originals]"
 
 
 def repair(
     digest: PhaseDigest,
+    problems: list[Problem],
     facts: PhaseFacts,
-    sources: Sources,
-    fallback: PhaseDigest,
-    header: Header,
+    fallback: Callable[[], PhaseDigest],
 ) -> tuple[PhaseDigest, list[str]]:
-    """The digest with every miss filled in and every invention struck, and what was done."""
-    report = verify_document(render(header, digest), facts, sources, tokens_original=1, strict=True)
-    repaired: list[str] = []
-    if report.invented_ids or report.invented_paths:
-        digest = strike(digest, report.invented_ids, report.invented_paths)
-        repaired += [f"removed {x}: the originals never name it" for x in report.invented()]
-    if report.missing_ids:
-        digest, notes = _add_requirements(digest, report.missing_ids, facts, fallback)
-        repaired += notes
-    if report.missing_paths:
-        digest, notes = _add_files(digest, report.missing_paths, facts, fallback)
-        repaired += notes
-    return digest, repaired
+    """The digest with every repairable problem fixed, and one note per fix; `fallback` gives
+    the offline engine's digest (made only when a missing line is needed)."""
+    kinds: dict[str, list[Problem]] = {}
+    for problem in problems:
+        kinds.setdefault(problem.kind, []).append(problem)
+    notes: list[str] = []
+    ids = [p.id for p in kinds.get("invented-id", []) if p.id]
+    paths = [p.path for p in kinds.get("invented-path", []) if p.path]
+    if ids or paths:
+        digest = strike(digest, ids, paths)
+        notes += [f"removed {x}: the originals never name it" for x in [*ids, *paths]]
+    kinds["unknown-path"] = [p for p in kinds.get("unknown-path", []) if p.path not in paths]
+    kinds["unknown-requirement"] = [
+        p for p in kinds.get("unknown-requirement", []) if p.id not in ids
+    ]
+    digest, dropped = _drop(digest, kinds)
+    notes += dropped
+    digest, cited = _cite(digest, kinds.get("uncited-evidence", []), facts)
+    notes += cited
+    missing_ids = [p.id for p in kinds.get("missing-id", []) if p.id]
+    if missing_ids:
+        digest = _add_requirements(digest, missing_ids, facts, fallback())
+        notes += [f"requirement {rid} added to Verification (the proposal left it out)"
+                  for rid in missing_ids]  # fmt: skip
+    missing_paths = [p.path for p in kinds.get("missing-path", []) if p.path]
+    if missing_paths:
+        digest = _add_files(digest, missing_paths, facts, fallback())
+        notes += [f"path {p} added to Files Modified (the proposal left it out)"
+                  for p in missing_paths]  # fmt: skip
+    return digest, notes
+
+
+def _drop(digest: PhaseDigest, kinds: dict[str, list[Problem]]) -> tuple[PhaseDigest, list[str]]:
+    rows = {p.path for p in kinds.get("unknown-path", [])}
+    foreign = {p.id for p in kinds.get("unknown-requirement", [])}
+    agents = {p.agent for p in kinds.get("unknown-agent", []) if p.agent}
+    seen: set[str] = set()
+    verification = []
+    for item in digest.verification:
+        rid = item.requirement_id.strip()
+        if rid not in foreign and rid not in seen:
+            verification.append(item)
+        seen.add(rid)
+    notes = [f"dropped the file row {p}: the summaries do not list it as a file" for p in rows]
+    notes += [f"dropped the verdict for {i}: not a requirement of this phase" for i in foreign]
+    if kinds.get("duplicate-id"):
+        notes.append("dropped repeated verdicts (the first one for each id is kept)")
+    notes += [f"dropped the agent {a}: it executed no plan of this phase" for a in agents]
+    update = {
+        "files": [f for f in digest.files if f.path.strip().strip("`") not in rows],
+        "verification": verification,
+        "agents": [a for a in digest.agents if a.agent not in agents],
+    }
+    return digest.model_copy(update=update), notes
+
+
+def _cite(
+    digest: PhaseDigest, uncited: list[Problem], facts: PhaseFacts
+) -> tuple[PhaseDigest, list[str]]:
+    wanted = {p.id for p in uncited if p.id}
+    if not wanted:
+        return digest, []
+    items, notes = [], []
+    for item in digest.verification:
+        if item.requirement_id in wanted:
+            plans = ", ".join(facts.grounded(item.requirement_id).plans)
+            said = item.evidence.strip().rstrip(".")
+            evidence = f"{said} ({plans})" if said else f"reported by {plans}"
+            item = item.model_copy(update={"evidence": evidence})
+            notes.append(f"cited {plans} in the evidence for {item.requirement_id}")
+        items.append(item)
+    return digest.model_copy(update={"verification": items}), notes
 
 
 def _add_requirements(
     digest: PhaseDigest, missing: list[str], facts: PhaseFacts, fallback: PhaseDigest
-) -> tuple[PhaseDigest, list[str]]:
+) -> PhaseDigest:
     known = {r.requirement_id: r for r in fallback.verification}
-    kept = [r for r in digest.verification if r.requirement_id not in missing]
-    added = [
-        known.get(rid)
-        or RequirementItem(requirement_id=rid, verdict="not verified", evidence="restored")
-        for rid in missing
-    ]
+    kept = [r for r in digest.verification if r.requirement_id not in set(missing)]
+    added = [known.get(rid) or _not_verified(rid, facts) for rid in missing]
     order = {rid: i for i, rid in enumerate(facts.requirement_ids)}
     merged = sorted([*kept, *added], key=lambda r: order.get(r.requirement_id, len(order)))
-    notes = [
-        f"requirement {rid} added to Verification (the proposal left it out)" for rid in missing
-    ]
-    return digest.model_copy(update={"verification": merged}), notes
+    return digest.model_copy(update={"verification": merged})
+
+
+def _not_verified(rid: str, facts: PhaseFacts) -> RequirementItem:
+    grounded = facts.grounded(rid)
+    where = ", ".join(grounded.plans) or "no plan summary"
+    return RequirementItem(requirement_id=rid, verdict=grounded.verdict,
+                           evidence=f"reported by {where}")  # fmt: skip
+
+
+def plans_by_path(facts: PhaseFacts) -> dict[str, list[str]]:
+    """path (and each member of a brace list) -> the plans whose summaries name it."""
+    found: dict[str, list[str]] = {}
+    for plan in facts.plans:
+        for path in plan.paths:
+            for name in dict.fromkeys([path, *expand_braces(path)]):
+                if plan.id not in found.setdefault(name, []):
+                    found[name].append(plan.id)
+    return found
 
 
 def _add_files(
     digest: PhaseDigest, missing: list[str], facts: PhaseFacts, fallback: PhaseDigest
-) -> tuple[PhaseDigest, list[str]]:
+) -> PhaseDigest:
     known = {f.path: f for f in fallback.files}
-    kept = [f for f in digest.files if f.path not in missing]
-    added = [known.get(p) or FileItem(path=p, change="named in the summaries") for p in missing]
+    naming = plans_by_path(facts)
+    kept = [f for f in digest.files if f.path not in set(missing)]
+    added = [_file_row(path, known.get(path), naming.get(path, [])) for path in missing]
     order = {path: i for i, path in enumerate(facts.paths)}
     merged = sorted([*kept, *added], key=lambda f: order.get(f.path, len(order)))
-    notes = [f"path {p} added to Files Modified (the proposal left it out)" for p in missing]
-    return digest.model_copy(update={"files": merged}), notes
+    return digest.model_copy(update={"files": merged})
+
+
+def _file_row(path: str, offline: FileItem | None, plans: list[str]) -> FileItem:
+    """Its own row: the summary line's change text and the plans that name the path."""
+    change = offline.change if offline else ""
+    if not change or change.startswith("named"):
+        return FileItem(path=path, change=f"named in {', '.join(plans) or 'the summaries'}")
+    if plans and not any(p in change for p in plans):
+        change = f"{change} ({', '.join(plans)})"
+    return FileItem(path=path, change=change)
 
 
 def strike(digest: PhaseDigest, ids: list[str], paths: list[str]) -> PhaseDigest:

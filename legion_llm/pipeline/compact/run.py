@@ -1,13 +1,14 @@
-"""Semantic phase compaction (memory-manager Section 12) that provably keeps every id and path.
+"""Semantic phase compaction (memory-manager Section 12) that keeps every id and path and
+writes nothing the originals do not support. Separable steps with stable names:
 
-    prepare   (deterministic) read the plan summaries, extract requirement ids, paths, plans
-    propose   the engine fills a PhaseDigest (Claude, or the offline extractive step); a phase
-              too large for one call is proposed plan by plan (a huge plan in parts) and merged
-    verify    render the exact COMPACTED.md text and check recall, inventions and length;
-              on a miss, or a ratio above 0.50, re-ask once listing what is wrong
-    repair    insert what is still missing in its section (Verification, Files Modified) and
-              strike what was invented, each with a warning
-    write     atomically, only when verification passes; originals are never touched
+    prepare   (prepare.py, deterministic) read the plan summaries, extract ids, paths, plans,
+              how each summary reports each id, and the grounding evidence
+    propose   any engine fills a PhaseDigest (here: `EngineProposer`; a phase too large for
+              one call is proposed plan by plan, a huge plan in parts, and merged)
+    settle    (settle.py) presence + grounding review, at most one re-ask, each section from
+              the newest proposal that got it right or from the offline digest, repair, and a
+              final review: the only road to a file
+    write     atomically, only a Settled result; originals are never touched
 
 Nothing is ever truncated: text that does not fit one call is split, never cut.
 """
@@ -20,93 +21,99 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from legion_llm.errors import InputError, LegionError
+from legion_llm.errors import InputError
 from legion_llm.llm.budget import pack_chunks
-from legion_llm.llm.engine import Answer, Engine
+from legion_llm.llm.engine import Engine
 from legion_llm.llm.tokens import count_tokens, with_safety
 from legion_llm.memory.files import atomic_write, locked, or_print, read_text
-from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
+from legion_llm.memory.phases.extract import PhaseFacts, normalise
 from legion_llm.memory.phases.find import Phase
-from legion_llm.memory.redact import project_redactor, text_hits, write_warning
-from legion_llm.pipeline.compact.offline import (
-    LEVELS,
-    MAX_RATIO,
-    PROMPT,
-    TARGET_RATIO,
-    CompactContext,
-    PlanDoc,
-    digest_at,
+from legion_llm.pipeline.compact.ground import Problem, ground
+from legion_llm.pipeline.compact.offline import PROMPT, TARGET_RATIO, CompactContext, PlanDoc
+from legion_llm.pipeline.compact.parse import parse_document
+from legion_llm.pipeline.compact.prepare import (
+    Prepared,
+    header_for,
+    offline_digest,
+    precondition_problems,
+    prepare,
 )
 from legion_llm.pipeline.compact.render import Header, PhaseDigest, merge, render
-from legion_llm.pipeline.compact.repair import repair
+from legion_llm.pipeline.compact.settle import (
+    CompactionError,
+    Proposal,
+    Settled,
+    settle,
+)
 from legion_llm.pipeline.compact.split import chunk_facts, prompt_variables, split_doc
 from legion_llm.pipeline.compact.verify import (
-    Sources,
+    Review,
     VerifyReport,
     originals_tokens,
     verify_document,
 )
+
+__all__ = [
+    "CALL_CAP_TOKENS",
+    "CompactResult",
+    "CompactionError",
+    "EngineProposer",
+    "check_compacted",
+    "compact_phase",
+    "header_for",
+    "offline_digest",
+    "precondition_problems",
+    "prepare",
+    "write_compacted",
+]
 
 CALL_CAP_TOKENS = 30_000  # per call: keeps each answer inside the output limit at the 0.40 target
 OUTPUT_CAP_TOKENS = 16_000
 PROMPT_ROOM_TOKENS = 1_500  # the prompt file's own text, tool overhead and a re-ask's feedback
 
 
-class CompactionError(LegionError):
-    """A compacted summary failed verification even after the re-ask and the repair."""
+@dataclass
+class Checked(VerifyReport):
+    """`verify-compaction`: the presence report plus the grounding problems of what it claims."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing_ids or self.missing_paths or self.invented() or self.problems)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in super().as_dict().items() if k != "problems"}
+        grounding: dict[str, list[str]] = {}
+        for problem in self.problems:
+            grounding.setdefault(problem.kind, []).append(problem.message)
+        return {**data, "ok": self.ok, "problems": [p.as_dict() for p in self.problems],
+                "grounding": grounding}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Prepared:
-    phase: Phase
-    facts: PhaseFacts
-    docs: tuple[PlanDoc, ...]
-    roadmap_text: str | None
-    tokens_original: int
-    sources: Sources
-
-
-def prepare(phase: Phase) -> Prepared:
-    """Read the plan summaries (never modified) and extract what must survive."""
-    texts = [(pid, path.name, normalise(read_text(path) or "")) for pid, path in phase.summaries]
-    facts = phase_facts(texts, phase.roadmap.requirement_ids)
-    roadmap = read_text(phase.roadmap.path) if phase.roadmap.path else None
-    docs = tuple(PlanDoc(plan, text) for plan, (_, _, text) in zip(facts.plans, texts, strict=True))
-    summaries = [text for _, _, text in texts]
-    sources = Sources.build(summaries, roadmap, facts, _own_files(phase))
-    return Prepared(phase, facts, docs, roadmap, originals_tokens(summaries), sources)
-
-
-def check_compacted(phase: Phase) -> tuple[str, VerifyReport]:
-    """Verify the phase's existing COMPACTED.md (made by us or by anyone) against its originals."""
+def check_compacted(phase: Phase) -> tuple[str, Checked]:
+    """Verify the phase's existing COMPACTED.md (made by us or by anyone) against its originals:
+    presence as before, and the grounding rules over what the document can be read to claim."""
     text = read_text(phase.compacted_path)
     if text is None:
         raise InputError(f"{phase.compacted_path} does not exist (run `legion-llm compact`)")
     prep = prepare(phase)
-    report = verify_document(normalise(text), prep.facts, prep.sources,
-                             tokens_original=prep.tokens_original)  # fmt: skip
-    return text, report
+    text = normalise(text)
+    presence = verify_document(text, prep.facts, prep.sources,
+                               tokens_original=prep.tokens_original)  # fmt: skip
+    claimed = parse_document(text)
+    problems = [p for p in ground(claimed.digest, prep.facts, prep.evidence)
+                if p.kind not in _NOT_GATED_BY_HAND]  # fmt: skip
+    problems += claimed.verdict_problems(prep.facts)
+    return text, Checked(**vars(presence), problems=problems)
 
 
-def _own_files(phase: Phase) -> list[str]:
-    """Names a compacted summary may cite: its originals and the ROADMAP, as names and paths."""
-    paths = [path for _, path in phase.summaries]
-    if phase.roadmap.path:
-        paths.append(phase.roadmap.path)
-    names = [p.name for p in paths]
-    return names + [str(p.relative_to(phase.root)) for p in paths if p.is_relative_to(phase.root)]
-
-
-def precondition_problems(phase: Phase) -> list[str]:
-    """Why the spec's preconditions do not hold (empty when they do)."""
-    problems = []
-    if not phase.roadmap.complete:
-        where = "ROADMAP.md" if phase.roadmap.found else "ROADMAP.md (the phase is not in it)"
-        problems.append(f"phase {phase.key} is not marked complete in {where}")
-    if phase.missing_summaries:
-        listed = ", ".join(phase.missing_summaries)
-        problems.append(f"plan(s) {listed} have a PLAN but no SUMMARY")
-    return problems
+# a hand-made file may lay out plans, decisions and agents its own way: only what it claims
+# is held to the rules, not what it leaves out or cannot be read to say
+_NOT_GATED_BY_HAND = frozenset(
+    {"missing-deliverable", "empty-section", "uncited-evidence", "duplicate-id", "unknown-agent",
+     "unknown-path"}  # an invented path is a presence failure already
+)  # fmt: skip
 
 
 @dataclass
@@ -118,14 +125,18 @@ class CompactResult:
     repaired: list[str]
     warnings: list[str]
     answers: list[dict[str, Any]]
-    engine: str
+    settled: Settled
     written: bool = False
     forced_reason: str | None = None
     chunks: int = 1
 
     @property
+    def engine(self) -> str:
+        return self.settled.engine
+
+    @property
     def fell_back(self) -> bool:
-        return any(a["fallback_reason"] for a in self.answers)
+        return self.settled.fell_back or any(a["fallback_reason"] for a in self.answers)
 
     def as_dict(self) -> dict[str, Any]:
         """The --json data of `compact` (the CLI adds `usage`)."""
@@ -143,17 +154,9 @@ class CompactResult:
             "tokens_original": self.report.tokens_original,
             "tokens_output": self.report.tokens_output,
             "chunks": self.chunks,
+            **self.settled.report(),
             "answers": self.answers,
         }
-
-
-@dataclass
-class _Run:
-    prep: Prepared
-    engine: Engine
-    header: Header
-    answers: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
 
 def compact_phase(
@@ -165,7 +168,7 @@ def compact_phase(
     write: bool = True,
     call_budget: int | None = None,
 ) -> CompactResult:
-    """Compact one phase; writes `{NN}-COMPACTED.md` when `write` and verification passes."""
+    """Compact one phase; writes `{NN}-COMPACTED.md` when `write` and settle succeeded."""
     problems = precondition_problems(phase)
     if not phase.summaries:
         raise InputError(f"phase {phase.key} ({phase.folder}) has no plan SUMMARY files")
@@ -176,10 +179,26 @@ def compact_phase(
     if exists and write and not force:
         raise InputError(f"{phase.compacted_path} exists; pass --force to replace it")
     prep = prepare(phase)
-    run = _Run(prep, engine, header_for(prep, today, _forced_reason(force, problems, exists)))
-    run.warnings += [f"warning: {p} (--force)" for p in problems]
-    digest = _propose(run, _budget(engine, call_budget), len(prep.docs))
-    return _finish(run, digest, write)
+    header = header_for(prep, today, _forced_reason(force, problems, exists))
+    proposer = EngineProposer(prep, engine, header, call_budget)
+    settled = settle(prep, header, [proposer.propose()], ask_again=proposer.reask)
+    result = CompactResult(phase.compacted_path, settled.text, settled.review.presence,
+                           prep.facts, settled.repaired,
+                           [*(f"warning: {p} (--force)" for p in problems), *proposer.warnings,
+                            *settled.warnings, *_band_warning(settled.review)],
+                           proposer.answers, settled, forced_reason=header.forced_reason,
+                           chunks=len(proposer.chunks))  # fmt: skip
+    if write:
+        write_compacted(settled)
+        result.written = True
+    return result
+
+
+def _band_warning(final: Review) -> list[str]:
+    report = final.presence
+    if report.in_band():
+        return []
+    return [f"warning: length ratio {report.ratio:.2f} is outside the 0.30-0.50 target"]
 
 
 def _forced_reason(force: bool, problems: list[str], exists: bool) -> str | None:
@@ -189,11 +208,89 @@ def _forced_reason(force: bool, problems: list[str], exists: bool) -> str | None
     return "; ".join(notes) or "--force given; every precondition held"
 
 
-def header_for(prep: Prepared, today: date, forced_reason: str | None = None) -> Header:
-    """What the pipeline decides for the rendered file: names, date, the --force note."""
-    phase = prep.phase
-    names = tuple(path.name for _, path in phase.summaries)
-    return Header(phase.slug, phase.key, phase.name, names, prep.facts.plans, today, forced_reason)
+# ---------------------------------------------------------------- propose (through an engine)
+
+
+@dataclass
+class EngineProposer:
+    """Proposals from one engine: the phase in one call when it fits, else plan by plan."""
+
+    prep: Prepared
+    engine: Engine
+    header: Header
+    call_budget: int | None = None
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    chunks: list[tuple[PlanDoc, ...]] = field(default_factory=list)
+    _digests: list[PhaseDigest] = field(default_factory=list)
+    _sources: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.chunks = _chunks(self.prep, _budget(self.engine, self.call_budget))
+        if len(self.chunks) > 1:
+            self.warnings.append(
+                f"notice: the phase is too large for one call; compacted {len(self.prep.docs)} "
+                f"plan(s) in {len(self.chunks)} parts and merged"
+            )
+
+    def propose(self) -> Proposal:
+        for chunk in self.chunks:
+            digest, source = self._ask(chunk, None)
+            self._digests.append(digest)
+            self._sources.append(source)
+        return self._proposal()
+
+    def reask(self, review: Review) -> Proposal | None:
+        """Ask again, with the problems that concern it, each part that has any."""
+        asked = False
+        for index, chunk in enumerate(self.chunks):
+            lines = _lines_for(review, chunk, single=len(self.chunks) == 1)
+            if lines:
+                feedback = "Your previous proposal had these problems; fix all of them:\n"
+                feedback += "\n".join(f"- {line}" for line in lines)
+                self._digests[index], self._sources[index] = self._ask(chunk, feedback)
+                asked = True
+        return self._proposal() if asked else None
+
+    def _proposal(self) -> Proposal:
+        digest = self._digests[0] if len(self._digests) == 1 else merge(self._digests)
+        reasons = [a["fallback_reason"] for a in self.answers if a["fallback_reason"]]
+        return Proposal(digest, "+".join(dict.fromkeys(self._sources)), self.engine.model,
+                        reasons[-1] if reasons else None)  # fmt: skip
+
+    def _ask(self, docs: tuple[PlanDoc, ...], feedback: str | None) -> tuple[PhaseDigest, str]:
+        facts = self.prep.facts if len(self.chunks) == 1 else chunk_facts(docs)
+        tokens = originals_tokens([d.text for d in docs])
+        header = Header(self.header.phase_slug, self.header.phase_key, self.header.phase_name,
+                        self.header.summaries, tuple(d.facts for d in docs),
+                        self.header.compacted)  # fmt: skip
+
+        def measure(digest: PhaseDigest) -> int:
+            return count_tokens(render(header, digest))
+
+        ctx = CompactContext(docs, facts.requirement_ids, facts.paths, tokens, measure)
+        variables = prompt_variables(self.prep.phase, docs, facts, math.ceil(tokens * TARGET_RATIO),
+                                     self.prep.facts)  # fmt: skip
+        if feedback:
+            variables["feedback"] = feedback
+        limit = self.engine.input_budget(OUTPUT_CAP_TOKENS)
+        max_tokens = None if limit is None else min(OUTPUT_CAP_TOKENS, 4_096 + int(tokens * 0.6))
+        answer = self.engine.ask(PhaseDigest, PROMPT, variables, context=ctx, max_tokens=max_tokens)
+        plans = [d.facts.id + (f" ({d.part})" if d.part else "") for d in docs]
+        self.answers.append({**answer.provenance(), "reask": feedback is not None, "plans": plans})
+        return answer.output, answer.engine
+
+
+def _lines_for(review: Review, docs: tuple[PlanDoc, ...], *, single: bool) -> list[str]:
+    """The review's feedback lines that concern these plans (all of them for one part)."""
+    if single:
+        return review.feedback_lines()
+    facts = chunk_facts(docs)
+    plans, ids, paths = {d.facts.id for d in docs}, set(facts.requirement_ids), set(facts.paths)
+    mine = [p for p in review.problems
+            if (p.plan in plans) or (p.id in ids) or (p.path in paths)
+            or not (p.plan or p.id or p.path or p.agent)]  # fmt: skip
+    return Review(review.presence, mine).feedback_lines() if mine else []
 
 
 def _budget(engine: Engine, explicit: int | None) -> int | None:
@@ -203,25 +300,17 @@ def _budget(engine: Engine, explicit: int | None) -> int | None:
     return None if limit is None else min(limit, CALL_CAP_TOKENS)
 
 
-def _propose(run: _Run, budget: int | None, plans: int) -> PhaseDigest:
-    chunks = _chunks(run.prep, budget)
-    digests = [_ask_chunk(run, chunk, single=len(chunks) == 1) for chunk in chunks]
-    if len(chunks) > 1:
-        run.warnings.append(
-            f"notice: the phase is too large for one call; compacted {plans} plan(s) "
-            f"in {len(chunks)} parts and merged"
-        )
-    return digests[0] if len(digests) == 1 else merge(digests)
-
-
 def _chunks(prep: Prepared, budget: int | None) -> list[tuple[PlanDoc, ...]]:
     """All plans in one call when they fit, else plan by plan (long plans in parts), packed."""
     if budget is None:
         return [prep.docs]
-    listed = prompt_variables(prep.phase, prep.docs, prep.facts, 0)
+    listed = prompt_variables(prep.phase, prep.docs, prep.facts, 0, prep.facts)
     lists = "\n".join(v for k, v in listed.items() if k != "summaries")
     overhead = with_safety(count_tokens(lists)) + PROMPT_ROOM_TOKENS
-    count = _counter()
+
+    def count(text: str) -> int:
+        return with_safety(count_tokens(text))
+
     if overhead + count("\n".join(d.text for d in prep.docs)) <= budget:
         return [prep.docs]
     parts = [part for doc in prep.docs for part in split_doc(doc, budget - overhead, count)]
@@ -233,117 +322,21 @@ def _chunks(prep: Prepared, budget: int | None) -> list[tuple[PlanDoc, ...]]:
     return chunks
 
 
-def _counter() -> Any:
-    def count(text: str) -> int:
-        return with_safety(count_tokens(text))
-
-    return count
+# ---------------------------------------------------------------- write
 
 
-def _ask_chunk(run: _Run, docs: tuple[PlanDoc, ...], *, single: bool) -> PhaseDigest:
-    prep = run.prep
-    facts = prep.facts if single else chunk_facts(docs)
-    tokens = originals_tokens([d.text for d in docs])
-    header = Header(run.header.phase_slug, run.header.phase_key, run.header.phase_name,
-                    run.header.summaries, tuple(d.facts for d in docs), run.header.compacted)  # fmt: skip
-
-    def measure(digest: PhaseDigest) -> int:
-        return count_tokens(render(header, digest))
-
-    ctx = CompactContext(docs, facts.requirement_ids, facts.paths, tokens, measure)
-    variables = prompt_variables(prep.phase, docs, facts, math.ceil(tokens * TARGET_RATIO))
-    first = _ask(run, variables, ctx, tokens, reask=False)
-    report = verify_document(render(header, first.output), facts, prep.sources,
-                             tokens_original=tokens, strict=True)  # fmt: skip
-    if (report.ok and report.ratio <= MAX_RATIO) or first.engine == "offline":
-        return first.output
-    feedback = _feedback(report, tokens)
-    second = _ask(run, {**variables, "feedback": feedback}, ctx, tokens, reask=True)
-    return second.output
-
-
-def _ask(
-    run: _Run, variables: dict[str, str], ctx: CompactContext, tokens: int, *, reask: bool
-) -> Answer[PhaseDigest]:
-    limit = run.engine.input_budget(OUTPUT_CAP_TOKENS)
-    max_tokens = None if limit is None else min(OUTPUT_CAP_TOKENS, 4_096 + int(tokens * 0.6))
-    answer = run.engine.ask(PhaseDigest, PROMPT, variables, context=ctx, max_tokens=max_tokens)
-    run.answers.append({**answer.provenance(), "reask": reask,
-                        "plans": [d.facts.id + (f" ({d.part})" if d.part else "") for d in ctx.docs]})  # fmt: skip
-    return answer
-
-
-def _feedback(report: VerifyReport, tokens: int) -> str:
-    lines = [f"- {p}" for p in report.problems()]
-    if report.ratio > MAX_RATIO:
-        lines.append(
-            f"- the document was about {report.tokens_output} tokens, {report.ratio:.2f} of the "
-            f"originals; keep it under {int(tokens * TARGET_RATIO)} tokens"
-        )
-    return "Your previous proposal had these problems; fix all of them:\n" + "\n".join(lines)
-
-
-def _finish(run: _Run, digest: PhaseDigest, write: bool) -> CompactResult:
-    prep = run.prep
-    fallback = offline_digest(prep, run.header)
-    digest, repaired = repair(digest, prep.facts, prep.sources, fallback, run.header)
-    text = render(run.header, digest)
-    report = verify_document(text, prep.facts, prep.sources,
-                             tokens_original=prep.tokens_original, strict=True)  # fmt: skip
-    run.warnings += [f"warning: repaired: {r}" for r in repaired]
-    if not report.ok:
-        raise CompactionError(
-            "the compacted summary still fails verification: " + "; ".join(report.problems()),
-            data={"verify": report.as_dict()},
-        )
-    if not report.in_band():
-        run.warnings.append(
-            f"warning: length ratio {report.ratio:.2f} is outside the 0.30-0.50 target"
-        )
-    text = _redacted(run, text)
-    result = CompactResult(prep.phase.compacted_path, text, report, prep.facts, repaired,
-                           run.warnings, run.answers, _engine_label(run),
-                           forced_reason=run.header.forced_reason)  # fmt: skip
-    result.chunks = len({tuple(a["plans"]) for a in run.answers if not a["reask"]})
-    if write:
-        _write(prep.phase, text, run.header.forced_reason is not None)
-        result.written = True
-    return result
-
-
-def _redacted(run: _Run, text: str) -> str:
-    """The text to write (and show): secrets the originals held replaced by markers."""
-    redactor = project_redactor(run.prep.phase.root)
-    done = redactor.redact(text)
-    name = run.prep.phase.compacted_path.name
-    run.warnings += write_warning(redactor, text_hits(text, done.findings), name)
-    return done.text
-
-
-def _engine_label(run: _Run) -> str:
-    engines = list(dict.fromkeys(a["engine"] for a in run.answers))
-    return "+".join(engines) or run.engine.name
-
-
-def offline_digest(prep: Prepared, header: Header, level: int = 1) -> PhaseDigest:
-    """The offline step's digest of the whole phase (the repair's source of missing lines)."""
-
-    def measure(digest: PhaseDigest) -> int:
-        return count_tokens(render(header, digest))
-
-    ctx = CompactContext(prep.docs, prep.facts.requirement_ids, prep.facts.paths,
-                         prep.tokens_original, measure)  # fmt: skip
-    return digest_at(ctx, LEVELS[level])
-
-
-def _write(phase: Phase, text: str, force: bool) -> None:
-    """Atomic write under the folder's lock; an existing file is replaced only with --force. A
-    write that fails raises WriteFailedError holding the text (the CLI prints it, exit 3)."""
+def write_compacted(settled: Settled) -> None:
+    """Write a settled result atomically under the folder's lock (the only writer of a
+    COMPACTED.md); an existing file is replaced only when the header records --force. A write
+    that fails raises WriteFailedError holding the text (the CLI prints it, exit 3)."""
+    if not settled.review.ok:
+        raise CompactionError("refusing to write a compacted summary that failed its review")
+    phase, text = settled.prepared.phase, settled.text
     path = phase.compacted_path
     with (
         or_print(f"could not write {path}", text, {"path": str(path)}),
         locked(phase.folder, root=phase.root),
     ):
-        if path.exists() and not force:
+        if path.exists() and settled.header.forced_reason is None:
             raise InputError(f"{path} exists; pass --force to replace it")
         atomic_write(path, text, root=phase.root)

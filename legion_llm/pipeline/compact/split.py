@@ -32,9 +32,14 @@ def _plan_line(doc: PlanDoc) -> str:
 
 
 def prompt_variables(
-    phase: Phase, docs: Sequence[PlanDoc], facts: PhaseFacts, target_tokens: int
+    phase: Phase,
+    docs: Sequence[PlanDoc],
+    facts: PhaseFacts,
+    target_tokens: int,
+    phase_facts: PhaseFacts | None = None,
 ) -> dict[str, str]:
-    """The strings `prompts/compact-phase.md` is rendered with."""
+    """The strings `prompts/compact-phase.md` is rendered with. `phase_facts` (the whole
+    phase's, when `facts` are one part's) decides which verdict each id may be given."""
     summaries = "\n\n".join(
         f"===== {d.facts.file}{f' ({d.part})' if d.part else ''} =====\n{d.text.strip()}"
         for d in docs
@@ -43,11 +48,24 @@ def prompt_variables(
         "phase": f"Phase {phase.key}: {phase.name} (folder {phase.slug})",
         "plans": "\n".join(_plan_line(d) for d in docs) or "(none)",
         "requirement_ids": ", ".join(facts.requirement_ids) or "(none)",
+        "verdicts": _verdicts(facts.requirement_ids, phase_facts or facts),
         "paths": "\n".join(facts.paths) or "(none)",
         "target_tokens": str(target_tokens),
         "summaries": summaries,
         "feedback": "None: this is the first proposal.",
     }
+
+
+def _verdicts(ids: Sequence[str], facts: PhaseFacts) -> str:
+    """Per id, the verdict the summaries support and the plans that report it."""
+    lines = []
+    for rid in ids:
+        truth = facts.grounded(rid)
+        if truth.plans:
+            lines.append(f"- {rid}: {truth.verdict} (reported by {', '.join(truth.plans)})")
+        else:
+            lines.append(f"- {rid}: not verified (no plan summary of this phase reports it)")
+    return "\n".join(lines) or "(none)"
 
 
 def chunk_facts(docs: Sequence[PlanDoc]) -> PhaseFacts:

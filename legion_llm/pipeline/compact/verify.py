@@ -1,5 +1,8 @@
 """Check a compacted phase summary against its originals (ours, or one written by anyone).
 
+Presence is checked here; grounding (what the document claims) in ground.py; `Review` joins
+both for one proposal.
+
 - recall: every requirement id and file path extracted from the originals (and the phase's
   ROADMAP requirements) appears in the document; a range such as `R1.1–R1.4` counts when it is
   written as such or when all its members are;
@@ -22,6 +25,7 @@ from typing import Any
 
 from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.phases.extract import (
+    ID_RE,
     OUTPUT_ID_RE,
     PhaseFacts,
     expand_braces,
@@ -31,6 +35,7 @@ from legion_llm.memory.phases.extract import (
     sections,
     split_frontmatter,
 )
+from legion_llm.pipeline.compact.ground import Problem
 from legion_llm.pipeline.compact.render import SECTIONS
 
 FRONTMATTER_KEYS = ("phase", "compacted", "original_summaries", "requirements_satisfied")
@@ -44,6 +49,7 @@ class Sources:
     texts: tuple[str, ...]
     paths: frozenset[str]
     ids: frozenset[str] = frozenset()
+    joined: str = ""
 
     @classmethod
     def build(
@@ -56,11 +62,8 @@ class Sources:
         """`files`: the originals' own names and paths (a document may cite them)."""
         expanded = {e for p in facts.paths for e in expand_braces(p)}
         known = frozenset(facts.paths) | expanded | set(files)
-        return cls((*summaries, roadmap or ""), known, frozenset(facts.requirement_ids))
-
-    @property
-    def joined(self) -> str:
-        return "\n".join(self.texts)
+        texts = (*summaries, roadmap or "")
+        return cls(texts, known, frozenset(facts.requirement_ids), "\n".join(texts))
 
     def knows_id(self, rid: str) -> bool:
         """Written in the originals, or a member of a range they write (`R1.2` of `R1.1–R1.4`)."""
@@ -138,18 +141,23 @@ def verify_document(
     tokens_original: int,
     strict: bool = False,
 ) -> VerifyReport:
-    """Every check of the module docstring over one document."""
+    """Every check of the module docstring over one document (linear in its size: each scope
+    is scanned once; only what that scan misses is searched for again)."""
     frontmatter, body = split_frontmatter(text)
     id_scope = _section_text(body, "Verification") if strict else text
     path_scope = _section_text(body, "Files Modified") if strict else text
     named_paths = find_paths(text)
+    in_scope = set(named_paths) if path_scope is text else set(find_paths(path_scope))
     missing_paths = [
-        p for p in facts.paths if not (path_present(p, path_scope) or p in find_paths(path_scope))
+        p for p in facts.paths if p not in in_scope and not path_present(p, path_scope)
     ]
+    scoped_ids = {m.group(1) for m in ID_RE.finditer(id_scope)}
     named_ids = list(dict.fromkeys(m.group(1) for m in OUTPUT_ID_RE.finditer(body)))
     headings = [h.lower() for h in _headings(body)]
     return VerifyReport(
-        missing_ids=[i for i in facts.requirement_ids if not ids_present(i, id_scope)],
+        missing_ids=[
+            i for i in facts.requirement_ids if i not in scoped_ids and not ids_present(i, id_scope)
+        ],
         missing_paths=missing_paths,
         invented_ids=[i for i in named_ids if not sources.knows_id(i)],
         invented_paths=[p for p in named_paths if not sources.knows_path(p)],
@@ -176,3 +184,68 @@ def _is_spec_section(heading: str) -> bool:
 
 def originals_tokens(summaries: Sequence[str]) -> int:
     return count_tokens("\n".join(summaries))
+
+
+# ---------------------------------------------------------------- presence + grounding
+
+
+def presence_problems(report: VerifyReport) -> list[Problem]:
+    """The presence checks as problems (all of them repairable)."""
+    return [
+        *(Problem("missing-id", "verification", f"{i} is missing from Verification", id=i)
+          for i in report.missing_ids),
+        *(Problem("missing-path", "files", f"{p} is missing from Files Modified", path=p)
+          for p in report.missing_paths),
+        *(Problem("invented-id", "document", f"{i} is not in the originals", id=i)
+          for i in report.invented_ids),
+        *(Problem("invented-path", "document", f"{p} is not in the originals", path=p)
+          for p in report.invented_paths),
+    ]  # fmt: skip
+
+
+@dataclass
+class Review:
+    """Presence and grounding of one proposal, as the re-ask, the repair and people need it."""
+
+    presence: VerifyReport
+    problems: list[Problem]
+
+    @property
+    def repairable(self) -> list[Problem]:
+        return [p for p in self.problems if p.repairable]
+
+    @property
+    def needs_model(self) -> list[Problem]:
+        return [p for p in self.problems if not p.repairable]
+
+    def failing_sections(self) -> set[str]:
+        """Sections whose problems repair cannot fix (the length is not a section's fault)."""
+        return {p.section for p in self.needs_model if p.kind != "too-long"}
+
+    @property
+    def ok(self) -> bool:
+        """Nothing missing, invented or ungrounded (the length is reported, not gated)."""
+        return not any(p.kind != "too-long" for p in self.problems)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "problems": [p.as_dict() for p in self.problems],
+            "repairable": len(self.repairable),
+            "needs_model": len(self.needs_model),
+        }
+
+    def feedback_lines(self, limit: int = 60) -> list[str]:
+        """One line per problem for a re-ask; presence problems of a kind share a line."""
+        joined = {"missing-id": "missing requirement ids", "missing-path": "missing file paths",
+                  "invented-id": "ids not in the originals",
+                  "invented-path": "paths not in the originals"}  # fmt: skip
+        lines: list[str] = []
+        for kind, label in joined.items():
+            names = [p.id or p.path or "" for p in self.problems if p.kind == kind]
+            lines += [f"{label}: {', '.join(names)}"] if names else []
+        rest = [p.message if p.section == "document" else f"[{p.section}] {p.message}"
+                for p in self.problems if p.kind not in joined]  # fmt: skip
+        if len(rest) > limit:
+            rest = [*rest[:limit], f"... and {len(rest) - limit} more of the same kinds"]
+        return lines + rest

@@ -1,0 +1,213 @@
+"""settle: the only road from a proposed digest to a file that may be written.
+
+    settle(prepared, header, [proposal, ...], ask_again=...) -> Settled
+
+A `Proposal` is a PhaseDigest from any source: an engine's answer, a host agent's JSON, a batch
+result collected later. settle
+
+1. reviews the latest proposal: presence (verify.py) and grounding (ground.py), each problem
+   marked repairable or needing the model;
+2. decides, from that review alone (`should_reask`), whether to ask once more; `ask_again` gets
+   the review (its `problems` say exactly what to redo) and returns a new proposal or None;
+3. takes each section (deliverables, decisions, files, verification, checks, agents) from the
+   newest proposal in which nothing needs the model, else from the offline engine's digest;
+4. repairs what is repairable (repair.py) and reviews the result again: anything still wrong
+   raises CompactionError, so nothing ungrounded is ever written.
+
+`Settled` says which section came from where (`sections`), what was repaired, and whether any
+text is the offline engine's (`fell_back`); `engine` never names a model for offline text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from legion_llm.errors import LegionError
+from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
+from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
+from legion_llm.pipeline.compact.prepare import Prepared, offline_proposal
+from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
+from legion_llm.pipeline.compact.repair import repair
+from legion_llm.pipeline.compact.verify import Review, presence_problems, verify_document
+
+OFFLINE = "offline"
+
+
+class CompactionError(LegionError):
+    """A compacted summary failed verification even after the re-ask and the repair."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A digest and who proposed it ("anthropic", "offline", "host", "batch", ...)."""
+
+    digest: PhaseDigest
+    source: str
+    model: str | None = None
+    fallback_reason: str | None = None
+
+
+AskAgain = Callable[[Review], "Proposal | None"]
+
+
+def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
+    """Presence and grounding of one digest, as rendered for this phase."""
+    text = render(header, digest)
+    presence = verify_document(text, prep.facts, prep.sources,
+                               tokens_original=prep.tokens_original, strict=True)  # fmt: skip
+    problems = presence_problems(presence) + ground(digest, prep.facts, prep.evidence)
+    if presence.ratio > MAX_RATIO:
+        target = int(prep.tokens_original * TARGET_RATIO)
+        problems.append(Problem("too-long", "document",
+                                f"the document was about {presence.tokens_output} tokens, "
+                                f"{presence.ratio:.2f} of the originals; keep it under {target} "
+                                "tokens"))  # fmt: skip
+    return Review(presence, problems)
+
+
+def should_reask(first: Review) -> bool:
+    """The re-ask decision, a function of the first review alone: any problem at all (repairable
+    ones included, so a model gets the chance to fix its own omissions)."""
+    return bool(first.problems)
+
+
+@dataclass
+class Settled:
+    prepared: Prepared
+    header: Header
+    digest: PhaseDigest
+    text: str
+    review: Review  # of the settled digest: ok, or settle would have raised
+    reviews: list[Review]  # of each proposal, in order
+    proposals: list[Proposal]
+    sections: dict[str, dict[str, Any]]
+    repaired: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def engine(self) -> str:
+        """Who wrote the text: one name, or several joined by `+` (never a model for offline)."""
+        names = [s["source"] for s in self.sections.values()]
+        return "+".join(dict.fromkeys(n for name in names for n in name.split("+")))
+
+    @property
+    def fell_back(self) -> bool:
+        if any(p.fallback_reason for p in self.proposals):
+            return True
+        proposed = self.proposals[0].source
+        return proposed != OFFLINE and any(s["fallback"] for s in self.sections.values())
+
+    def report(self) -> dict[str, Any]:
+        """Which section came from where, and what each proposal got wrong."""
+        return {
+            "sections": self.sections,
+            "proposals": [
+                {"source": p.source, "model": p.model, **r.as_dict()}
+                for p, r in zip(self.proposals, self.reviews, strict=True)
+            ],
+        }
+
+
+def settle(
+    prep: Prepared,
+    header: Header,
+    proposals: Sequence[Proposal],
+    *,
+    ask_again: AskAgain | None = None,
+) -> Settled:
+    """Review, re-ask at most once, choose sections, fall back, repair, review again."""
+    if not proposals:
+        raise ValueError("settle needs at least one proposal")
+    candidates = list(proposals)
+    reviews = [review(prep, header, p.digest) for p in candidates]
+    last = candidates[-1]
+    if len(candidates) == 1 and ask_again and last.source != OFFLINE and should_reask(reviews[0]):
+        again = ask_again(reviews[0])
+        if again is not None:
+            candidates.append(again)
+            reviews.append(review(prep, header, again.digest))
+    offline = _Offline(prep, header, candidates)
+    digest, sections = _choose(candidates, reviews, offline)
+    digest, repaired = repair(
+        digest, review(prep, header, digest).repairable, prep.facts, lambda: offline.digest
+    )
+    final = review(prep, header, digest)
+    if not final.ok:
+        digest, dropped = _last_resort(digest, final, sections)
+        repaired += dropped
+        final = review(prep, header, digest)
+    if not final.ok:
+        raise CompactionError(
+            "the compacted summary still fails verification: "
+            + "; ".join(final.feedback_lines(limit=10)),
+            data={"verify": final.presence.as_dict(), **final.as_dict()},
+        )
+    warnings = [f"warning: repaired: {note}" for note in repaired]
+    warnings += [] if candidates[0].source == OFFLINE else _fallback_warnings(sections)
+    return Settled(prep, header, digest, render(header, digest), final, reviews, candidates,
+                   sections, repaired, warnings)  # fmt: skip
+
+
+class _Offline:
+    """The offline engine's digest, made only when a section or a repair needs it."""
+
+    def __init__(self, prep: Prepared, header: Header, candidates: list[Proposal]) -> None:
+        self.prep, self.header = prep, header
+        own = [c.digest for c in candidates if c.source == OFFLINE]
+        self._digest: PhaseDigest | None = own[0] if own else None
+
+    @property
+    def digest(self) -> PhaseDigest:
+        if self._digest is None:
+            self._digest = offline_proposal(self.prep, self.header)
+        return self._digest
+
+
+def _choose(
+    candidates: list[Proposal], reviews: list[Review], offline: _Offline
+) -> tuple[PhaseDigest, dict[str, dict[str, Any]]]:
+    """Each section from the newest proposal that got it right, else from the offline digest."""
+    chosen: dict[str, Any] = {}
+    sections: dict[str, dict[str, Any]] = {}
+    for name in SECTION_NAMES:
+        for index in range(len(candidates) - 1, -1, -1):
+            if name not in reviews[index].failing_sections():
+                chosen[name] = getattr(candidates[index].digest, name)
+                sections[name] = {"source": candidates[index].source, "proposal": index,
+                                  "fallback": False}  # fmt: skip
+                break
+        else:
+            chosen[name] = getattr(offline.digest, name)
+            why = sorted({p.kind for r in reviews for p in r.needs_model if p.section == name})
+            sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,
+                              "because": why}  # fmt: skip
+    return PhaseDigest(**chosen), sections
+
+
+def _last_resort(
+    digest: PhaseDigest, final: Review, sections: dict[str, dict[str, Any]]
+) -> tuple[PhaseDigest, list[str]]:
+    """Drop the decisions, checks and agent notes that still fail (even the offline engine's):
+    an optional line is never worth writing something the originals do not support."""
+    failing = {(p.section, p.plan, p.agent) for p in final.needs_model}
+    update: dict[str, Any] = {
+        "decisions": [d for d in digest.decisions if ("decisions", d.plan_id, None) not in failing],
+        "checks": [c for c in digest.checks if ("checks", c.plan_id, None) not in failing],
+        "agents": [a.model_copy(update={"work": ""}) if ("agents", None, a.agent) in failing else a
+                   for a in digest.agents],
+    }  # fmt: skip
+    notes = [f"dropped an unsupported {section} line ({plan or agent})"
+             for section, plan, agent in sorted(failing, key=str)
+             if section in ("decisions", "checks", "agents")]  # fmt: skip
+    return digest.model_copy(update=update), notes
+
+
+def _fallback_warnings(sections: dict[str, dict[str, Any]]) -> list[str]:
+    replaced = [name for name, s in sections.items() if s["fallback"]]
+    if not replaced:
+        return []
+    reasons = sorted({k for name in replaced for k in sections[name].get("because", [])})
+    return [f"warning: the proposal's {', '.join(replaced)} did not hold up ({', '.join(reasons)}); "
+            "the offline engine's text is used there"]  # fmt: skip
