@@ -186,7 +186,7 @@ def _verify_human(data: dict[str, Any], checked: Checked) -> str:
         "invented paths": report.invented_paths,
     }
     for kind, label in _GROUNDING_LABELS.items():
-        listed[label] = [p.message for p in checked.problems if p.kind == kind]
+        listed[label] = [p.message for p in checked.grounding if p.kind == kind]
     listed |= {
         "missing sections": report.sections_missing,
         "extra sections": report.sections_extra,

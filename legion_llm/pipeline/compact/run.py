@@ -76,19 +76,19 @@ PROMPT_ROOM_TOKENS = 1_500  # the prompt file's own text, tool overhead and a re
 class Checked(VerifyReport):
     """`verify-compaction`: the presence report plus the grounding problems of what it claims."""
 
-    problems: list[Problem] = field(default_factory=list)
+    grounding: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.missing_ids or self.missing_paths or self.invented() or self.problems)
+        return not (self.missing_ids or self.missing_paths or self.invented() or self.grounding)
 
     def as_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in super().as_dict().items() if k != "problems"}
-        grounding: dict[str, list[str]] = {}
-        for problem in self.problems:
-            grounding.setdefault(problem.kind, []).append(problem.message)
-        return {**data, "ok": self.ok, "problems": [p.as_dict() for p in self.problems],
-                "grounding": grounding}  # fmt: skip
+        data = {k: v for k, v in super().as_dict().items() if k != "grounding"}
+        by_kind: dict[str, list[str]] = {}
+        for problem in self.grounding:
+            by_kind.setdefault(problem.kind, []).append(problem.message)
+        return {**data, "ok": self.ok, "problems": [p.as_dict() for p in self.grounding],
+                "grounding": by_kind}  # fmt: skip
 
 
 def check_compacted(phase: Phase) -> tuple[str, Checked]:
@@ -105,7 +105,7 @@ def check_compacted(phase: Phase) -> tuple[str, Checked]:
     problems = [p for p in ground(claimed.digest, prep.facts, prep.evidence)
                 if p.kind not in _NOT_GATED_BY_HAND]  # fmt: skip
     problems += claimed.verdict_problems(prep.facts)
-    return text, Checked(**vars(presence), problems=problems)
+    return text, Checked(**vars(presence), grounding=problems)
 
 
 # a hand-made file may lay out plans, decisions and agents its own way: only what it claims
