@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from legion_llm.memory.phases.paths import find_paths
-from legion_llm.memory.signatures.topics import words
+from legion_llm.memory.signatures.topics import STOP_WORDS, SYNONYMS, stem, words
 
 THRESHOLD = 0.6
 STRICT_THRESHOLD = 0.8  # against a wider source than the one a claim belongs to
@@ -62,13 +62,14 @@ _STAND_IN = re.compile(
 )
 
 
-_NUMBER = re.compile(r"^n\d+$")  # how words() spells a number (counts, plan ids, dates)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
 
 
 def _normal(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s/]+", " ", text.lower()).split())
 
 
+@lru_cache(maxsize=1 << 14)
 def is_placeholder(text: str) -> bool:
     """Whether `text` stands in for content instead of being content (see module docstring)."""
     plain = _normal(text)
@@ -88,10 +89,19 @@ def _without_paths(text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1 << 14)
 def content_terms(text: str) -> frozenset[str]:
-    """Stemmed content words of `text`, minus the generic vocabulary of status reports."""
-    return frozenset(t for t in words(text) if t not in GENERIC and len(t) >= 3
-                     and not _NUMBER.match(t))  # fmt: skip
+    """Stemmed content words of `text`, minus numbers, stop words and the generic vocabulary
+    of status reports (the topic matcher's stemming, over a set: linear in the text)."""
+    found = set()
+    for word in set(_WORD.findall(text.lower())):
+        if len(word) < 3 or word in STOP_WORDS or word.isdigit():
+            continue
+        stemmed = stem(word)
+        term = SYNONYMS.get(stemmed, stemmed)
+        if len(term) >= 3 and term not in GENERIC:
+            found.add(term)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 
 def unique(items: Iterable[str]) -> list[str]:
@@ -68,14 +69,25 @@ _TRAIL = ")]}>.,;:!?'\"*_"
 _LINE_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|::[\w\[\]-]+|#L\d+(?:-L?\d+)?)$")
 
 
+_BRACES = re.compile(r"\{[^{}\s]*\}")
+_ONE_WORD_IN_BRACES = re.compile(r"\{[^{},]*\}")
+_PIECES = re.compile(r"(?<!\x00),|'")
+_LEAD_KEEP_BRACE = _LEAD.replace("{", "")
+_TRAIL_KEEP_BRACE = _TRAIL.replace("}", "")
+
+
 def _protect_braces(text: str) -> str:
-    return re.sub(r"\{[^{}\s]*\}", lambda m: m.group(0).replace(",", "\x00"), text)
+    if "{" not in text:
+        return text
+    return _BRACES.sub(lambda m: m.group(0).replace(",", "\x00"), text)
 
 
 def _trim(piece: str) -> str:
     """Strip surrounding punctuation, but keep the braces of a brace list (`{a,b}.ts`)."""
-    token = piece.lstrip(_LEAD.replace("{", "")).rstrip(_TRAIL.replace("}", ""))
-    if re.fullmatch(r"\{[^{},]*\}", token):
+    token = piece.lstrip(_LEAD_KEEP_BRACE).rstrip(_TRAIL_KEEP_BRACE)
+    if "{" not in token and "}" not in token:
+        return token
+    if _ONE_WORD_IN_BRACES.fullmatch(token):
         token = token[1:-1]  # `{a.py}`: braces around one word are punctuation
     while token.startswith("{") and token.count("{") > token.count("}"):
         token = token[1:].lstrip(_LEAD)
@@ -87,9 +99,12 @@ def _trim(piece: str) -> str:
 def _candidates(line: str) -> Iterable[str]:
     diff_header = line.startswith(("--- a/", "+++ b/", "diff --git"))
     for word in _TOKEN_SPLIT.split(_protect_braces(line)):
-        for piece in re.split(r"(?<!\x00),|'", word):
+        if "." not in word and "/" not in word and word.strip(_LEAD + _TRAIL) not in BARE_NAMES:
+            continue  # no path can come out of it: the common case, kept cheap
+        for piece in _PIECES.split(word):
             token = _trim(piece.replace("\x00", ","))
-            token = _trim(_LINE_SUFFIX.sub("", token))
+            if ":" in token or "#" in token:
+                token = _trim(_LINE_SUFFIX.sub("", token))
             if diff_header and token[:2] in ("a/", "b/"):
                 token = token[2:]
             if token:
@@ -105,7 +120,7 @@ def is_path(token: str) -> bool:
     if "{" in token:
         members = expand_braces(token)
         return len(members) > 1 and all("{" not in m and is_path(m) for m in members)
-    if _glob_only(token):
+    if "*" in token and _glob_only(token):
         return False
     last = token.rsplit("/", 1)[-1]
     nested = "/" in token
@@ -133,7 +148,7 @@ def _glob_only(token: str) -> bool:
     """`/*.ts`, `**/*.md`: nothing but wildcards and an extension names no file."""
     rest = re.sub(r"^(?:~/|\.{1,2}/|/)+", "", token)
     rest = re.sub(r"\.[A-Za-z0-9]+$", "", rest)
-    return "*" in token and not re.search(r"[A-Za-z0-9_]", re.sub(r"[*?\[\]]", "", rest))
+    return not re.search(r"[A-Za-z0-9_]", re.sub(r"[*?\[\]]", "", rest))
 
 
 _FILES_HEADING = re.compile(r"^#{2,4}\s+.*\b(?:files?|artifacts?)\b", re.IGNORECASE)
@@ -154,7 +169,14 @@ def _listed_name(line: str) -> str | None:
 
 def find_paths(text: str) -> list[str]:
     """Every file path the text mentions, in order of first mention, as written."""
-    found: list[str] = []
+    return unique(path for _, paths in paths_per_line(text) for path in paths)
+
+
+@lru_cache(maxsize=32)
+def paths_per_line(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(line, its paths) for every line of `text` that names a path, in order (remembered for
+    the last few texts: extraction, grounding and the offline step all read the same ones)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
     in_files = in_fence = False
     for line in normalise(text).split("\n"):
         if line.lstrip().startswith("```"):
@@ -163,10 +185,19 @@ def find_paths(text: str) -> list[str]:
             in_files = bool(_FILES_HEADING.match(line))
         if "/" not in line and "." not in line:
             continue
-        here = [t for t in _candidates(line) if is_path(t)]
+        here = _line_paths(line)
         listed = _listed_name(line) if in_files and not in_fence else None
-        found += ([listed] if listed and listed not in here else []) + here
-    return unique(found)
+        if listed and listed not in here:
+            here = (listed, *here)
+        if here:
+            found.append((line, here))
+    return tuple(found)
+
+
+@lru_cache(maxsize=1 << 16)
+def _line_paths(line: str) -> tuple[str, ...]:
+    """The paths of one line (cached: a document is checked several times as it is settled)."""
+    return tuple(t for t in _candidates(line) if is_path(t))
 
 
 def expand_braces(path: str) -> list[str]:

@@ -27,9 +27,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces, find_paths
+from legion_llm.memory.phases.paths import paths_per_line
 from legion_llm.pipeline.compact.offline import PlanDoc
 from legion_llm.pipeline.compact.render import PhaseDigest
 from legion_llm.pipeline.compact.text import PlanParts
@@ -115,10 +117,17 @@ class Evidence:
 
     plans: dict[str, frozenset[str]]
     decisions: dict[str, frozenset[str]]
-    path_lines: dict[str, frozenset[str]]
+    lines: dict[str, list[str]]  # path -> the summary lines that name it
     agents: dict[str, tuple[str, ...]]
     owner: dict[str, str] = field(default_factory=dict)  # term -> the one plan holding it
     recorded: frozenset[str] = frozenset()  # plans with a Decisions section or key-decisions
+    _terms: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def path_terms(self, path: str) -> frozenset[str]:
+        """Content terms of the lines naming `path` (made when a change text needs them)."""
+        if path not in self._terms:
+            self._terms[path] = terms_of(self.lines.get(path, []))
+        return self._terms[path]
 
     @classmethod
     def build(cls, docs: Sequence[PlanDoc], paths: Iterable[str]) -> Evidence:
@@ -157,23 +166,19 @@ def _decision_texts(doc: PlanDoc) -> tuple[list[str], bool]:
     return found, listed
 
 
-def _path_lines(docs: Sequence[PlanDoc], paths: Iterable[str]) -> dict[str, frozenset[str]]:
-    """path -> content terms of every summary line that names it (brace members included)."""
+def _path_lines(docs: Sequence[PlanDoc], paths: Iterable[str]) -> dict[str, list[str]]:
+    """path -> every summary line that names it (a brace list's members name it too)."""
     wanted: dict[str, list[str]] = {}
     for path in paths:
         for name in {path, *expand_braces(path)}:
             wanted.setdefault(name, []).append(path)
-    found: dict[str, set[str]] = {}
+    found: dict[str, list[str]] = {}
     for doc in docs:
-        for line in doc.text.split("\n"):
-            if "/" not in line and "." not in line:
-                continue
-            named = [p for name in find_paths(line) for p in wanted.get(name, [])]
-            if named:
-                terms = content_terms(line)
-                for path in named:
-                    found.setdefault(path, set()).update(terms)
-    return {path: frozenset(terms) for path, terms in found.items()}
+        for line, named in paths_per_line(doc.text):
+            for name in named:
+                for path in wanted.get(name, []):
+                    found.setdefault(path, []).append(line)
+    return found
 
 
 # ---------------------------------------------------------------- the rules
@@ -275,6 +280,7 @@ def _decisions(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable
         yield from [found] if found else []
 
 
+@lru_cache(maxsize=4096)
 def _neutral(change: str) -> bool:
     """A short phrase that claims nothing beyond the path being named (`named in 03-01`)."""
     plain = _PLAN_ID.sub(" ", " ".join(p for p in change.split() if not find_paths(p)))
@@ -291,12 +297,11 @@ def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Pro
                           path=path)  # fmt: skip
             continue
         change = item.change
-        source = ev.path_lines.get(path, frozenset())
         parts = [part for part in change.split("; ") if part.strip()]  # merged parts: each holds
         if not parts or (is_placeholder(change) and not _neutral(change)):
             yield Problem("placeholder", "files", f"{path}: change {change!r} is a placeholder",
                           path=path)  # fmt: skip
-        elif not all(_neutral(part) or grounded(part, source) for part in parts):
+        elif not all(_neutral(p) or grounded(p, ev.path_terms(path)) for p in parts):
             yield Problem("ungrounded-text", "files",
                           f"{path}: change {_short(change)!r} is not what the summaries say "
                           "about it", path=path)  # fmt: skip

@@ -92,6 +92,8 @@ def _one_liner(plan: PlanParts) -> str | None:
         if section.level > 1:
             break
         for line in section.lines:
+            if re.match(r"^\*\*(?!One-liner:)[\w -]+:\*\*", line.strip()):
+                continue  # a field such as **Agent:** or **Status:**, not a one-liner
             match = re.match(r"^\*\*(?:One-liner:\*\*\s*)?(.+?)(?:\*\*)?$", line.strip())
             if match and len(match.group(1)) > 20:
                 return match.group(1).strip(" *")

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.files import read_text
 from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
 from legion_llm.memory.phases.find import Phase
@@ -23,7 +22,7 @@ from legion_llm.pipeline.compact.offline import (
     digest_at,
 )
 from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
-from legion_llm.pipeline.compact.verify import Sources, originals_tokens
+from legion_llm.pipeline.compact.verify import Sources, originals_tokens, tokens_of
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ def header_for(prep: Prepared, today: date, forced_reason: str | None = None) ->
 
 def _context(prep: Prepared, header: Header) -> CompactContext:
     def measure(digest: PhaseDigest) -> int:
-        return count_tokens(render(header, digest))
+        return tokens_of(render(header, digest))
 
     return CompactContext(prep.docs, prep.facts.requirement_ids, prep.facts.paths,
                           prep.tokens_original, measure)  # fmt: skip

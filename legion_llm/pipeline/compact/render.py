@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
@@ -179,15 +180,24 @@ def _files(digest: PhaseDigest) -> list[str]:
     lines = ["| File | Change |", "|------|--------|"]
     for item in digest.files:
         change = _one_line(item.change).strip(" -")
-        moved = re.fullmatch(r"moved from `?([^`\s]+)`?", change)
+        moved = _MOVED.fullmatch(change) if change.startswith("moved from") else None
         if moved:
             cell, change = f"{_code(moved.group(1))} → {_code(item.path)}", "moved"
         else:
             cell = _code(item.path)
-        if not re.search(r"\w", change):
+        if not _WORDISH.search(change):
             change = "named"
-        lines.append(f"| {encode_cell(cell)} | {encode_cell(change)} |")
+        lines.append(f"| {encode_cell(cell)} | {_cell(change)} |")
     return lines
+
+
+_MOVED = re.compile(r"moved from `?([^`\s]+)`?")
+_WORDISH = re.compile(r"\w")
+
+
+@lru_cache(maxsize=1024)
+def _cell(text: str) -> str:
+    return encode_cell(text)
 
 
 def _verification(digest: PhaseDigest) -> list[str]:

@@ -16,7 +16,7 @@ Nothing is ever truncated: text that does not fit one call is split, never cut.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ from legion_llm.pipeline.compact.verify import (
     Review,
     VerifyReport,
     originals_tokens,
+    tokens_of,
     verify_document,
 )
 
@@ -259,14 +260,13 @@ class EngineProposer:
                         reasons[-1] if reasons else None)  # fmt: skip
 
     def _ask(self, docs: tuple[PlanDoc, ...], feedback: str | None) -> tuple[PhaseDigest, str]:
-        facts = self.prep.facts if len(self.chunks) == 1 else chunk_facts(docs)
+        single = len(self.chunks) == 1
+        facts = self.prep.facts if single else chunk_facts(docs)
         tokens = originals_tokens([d.text for d in docs])
-        header = Header(self.header.phase_slug, self.header.phase_key, self.header.phase_name,
-                        self.header.summaries, tuple(d.facts for d in docs),
-                        self.header.compacted)  # fmt: skip
+        header = self.header if single else replace(self.header, plans=tuple(d.facts for d in docs))
 
         def measure(digest: PhaseDigest) -> int:
-            return count_tokens(render(header, digest))
+            return tokens_of(render(header, digest))
 
         ctx = CompactContext(docs, facts.requirement_ids, facts.paths, tokens, measure)
         variables = prompt_variables(self.prep.phase, docs, facts, math.ceil(tokens * TARGET_RATIO),

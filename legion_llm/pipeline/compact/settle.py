@@ -130,10 +130,9 @@ def settle(
             reviews.append(review(prep, header, again.digest))
     offline = _Offline(prep, header, candidates)
     digest, sections = _choose(candidates, reviews, offline)
-    digest, repaired = repair(
-        digest, review(prep, header, digest).repairable, prep.facts, lambda: offline.digest
-    )
-    final = review(prep, header, digest)
+    chosen = reviews[-1] if digest == candidates[-1].digest else review(prep, header, digest)
+    digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
+    final = chosen if not repaired else review(prep, header, digest)
     if not final.ok:
         digest, dropped = _last_resort(digest, final, sections)
         repaired += dropped

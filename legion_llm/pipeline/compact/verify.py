@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from legion_llm.llm.tokens import count_tokens
@@ -162,7 +163,7 @@ def verify_document(
         invented_ids=[i for i in named_ids if not sources.knows_id(i)],
         invented_paths=[p for p in named_paths if not sources.knows_path(p)],
         tokens_original=tokens_original,
-        tokens_output=count_tokens(text),
+        tokens_output=tokens_of(text),
         sections_missing=[
             s for s in SECTIONS if not any(h.startswith(s.lower()) for h in headings)
         ],
@@ -183,7 +184,13 @@ def _is_spec_section(heading: str) -> bool:
 
 
 def originals_tokens(summaries: Sequence[str]) -> int:
-    return count_tokens("\n".join(summaries))
+    return tokens_of("\n".join(summaries))
+
+
+@lru_cache(maxsize=16)
+def tokens_of(text: str) -> int:
+    """count_tokens, remembered: one document is measured by the offline step, then reviewed."""
+    return count_tokens(text)
 
 
 # ---------------------------------------------------------------- presence + grounding
