@@ -53,8 +53,14 @@ def test_every_real_phase_compacts_and_verifies(copied: Path, project: str) -> N
             phase, OfflineEngine(notices=Notices(sink=None)), today=TODAY, force=True
         )
         assert result.report.ok and result.repaired == [], folder
+        # grounding refuses nothing the offline step takes from real summaries (a tiny phase may
+        # come out longer than half its originals: reported, not a grounding problem)
+        first = result.settled.reviews[0]
+        assert [p for p in first.problems if p.kind != "too-long"] == [], folder
+        assert result.engine == "offline" and not result.fell_back
         _, report = check_compacted(phase)
         assert report.ok and report.sections_missing == [] and report.plans_missing == []
+        assert report.grounding == [], folder
         assert phase_context(load_phase(phase.folder, phase.planning)).source == "compacted"
     assert phases
 

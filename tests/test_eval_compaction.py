@@ -14,6 +14,7 @@ from legion_llm.evals.compaction import (
     DEFAULT_GATES,
     fenced_share,
     gate_failures,
+    grounding_scores,
     id_recall,
     path_recall,
     plan_coverage,
@@ -22,6 +23,7 @@ from legion_llm.evals.compaction import (
     section_completeness,
 )
 from legion_llm.llm.engine import Notices, OfflineEngine
+from legion_llm.pipeline.compact.ground import Problem
 from tests.conftest import FIXTURES
 
 TODAY = date(2026, 11, 30)
@@ -39,6 +41,10 @@ def test_offline_eval_passes_every_gate(offline_run: Any) -> None:
     assert summary["cases"] >= 12 and summary["passed"] == summary["cases"]
     assert summary["id_recall_min"] == summary["path_recall_min"] == 1.0
     assert summary["invented_total"] == 0
+    for name in ("ungrounded_verdicts", "placeholder_cells", "unknown_plans",
+                 "deliverables_without_overlap"):  # fmt: skip
+        assert summary[f"{name}_total"] == 0, name
+    assert summary["cases_with_offline_sections"] == 0  # the offline text needs no fallback
     for case in offline_run.cases:
         s = case.scores
         assert s["extraction_exact"] and s["section_completeness"] == s["plan_coverage"] == 1.0
@@ -87,6 +93,24 @@ def test_gate_failures_name_every_broken_gate() -> None:
         "ratio 0.600 outside 0.3-0.5",
     ]  # fmt: skip
     assert "ratio 0.600 outside 0.3-0.5" not in gate_failures(scores, DEFAULT_GATES, offline=False)
+
+
+def test_grounding_scores_and_their_gates() -> None:
+    problems = [Problem("ungrounded-verdict", "verification", "m", id="R1"),
+                Problem("placeholder", "files", "m", path="x"),
+                Problem("placeholder", "deliverables", "m", plan="01-01"),
+                Problem("unknown-plan", "decisions", "m", plan="x"),
+                Problem("wrong-plan", "deliverables", "m", plan="01-02"),
+                Problem("ungrounded-text", "decisions", "m", plan="01-01")]  # fmt: skip
+    scores = grounding_scores(problems)
+    assert scores == {"ungrounded_verdicts": 1, "placeholder_cells": 2, "unknown_plans": 1,
+                      "deliverables_without_overlap": 1}  # fmt: skip
+    base = {"id_recall": 1.0, "path_recall": 1.0, "invented": 0, "extraction_exact": True}
+    for offline in (True, False):  # the grounding gates hold for every engine
+        failed = gate_failures({**base, **scores, "ratio": 0.4, "tokens_original": 10,
+                                "log_share": 0.0}, DEFAULT_GATES, offline=offline)  # fmt: skip
+        assert failed == ["1 ungrounded verdict(s)", "2 placeholder cell(s)", "1 unknown plan(s)",
+                          "1 deliverable(s) without overlap with their plan"]  # fmt: skip
 
 
 def broken_dataset(tmp_path: Path) -> Path:

@@ -123,10 +123,20 @@ def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -
         f"{verb} {data['path']}: ratio {report.ratio:.2f} ({report.tokens_output} of "
         f"{report.tokens_original} tokens); kept {len(result.facts.requirement_ids)} requirement "
         f"id(s) and {len(result.facts.paths)} path(s); repaired {len(result.repaired)}; "
-        f"engine {result.engine}{' (fell back)' if result.fell_back else ''}"
+        f"engine {result.engine}{_fallback_note(result)}"
     )
     lines.append(usage_line(data["usage"]))
     return "\n".join(lines)
+
+
+def _fallback_note(result: CompactResult) -> str:
+    """` (fell back: decisions, verification from the offline engine)` or ` (fell back)`."""
+    if not result.fell_back:
+        return ""
+    offline = [name for name, s in result.settled.sections.items() if s["fallback"]]
+    if not offline or len(offline) == len(result.settled.sections):
+        return " (fell back)"
+    return f" (fell back: {', '.join(offline)} from the offline engine)"
 
 
 def suggest_result(c: Common) -> CommandResult:

@@ -88,7 +88,10 @@ def compaction(
 
 
 COLUMNS = ["case", "tokens", "log share", "ratio", "id recall", "path recall", "invented",
-           "sections", "plans", "gates"]  # fmt: skip
+           "grounding", "sections", "plans", "gates"]  # fmt: skip
+# grounding: ungrounded verdicts / placeholder cells / unknown plans / deliverables without overlap
+GROUNDING = ("ungrounded_verdicts", "placeholder_cells", "unknown_plans",
+             "deliverables_without_overlap")  # fmt: skip
 
 
 def _row(case: Any) -> list[Any]:
@@ -97,7 +100,7 @@ def _row(case: Any) -> list[Any]:
         return [case.name, *["-"] * (len(COLUMNS) - 2), f"ERROR {case.error}"]
     return [case.name, s["tokens_original"], f"{s['log_share']:.2f}", f"{s['ratio']:.3f}",
             f"{s['id_recall']:.2f}", f"{s['path_recall']:.2f}", s["invented"],
-            f"{s['section_completeness']:.2f}", f"{s['plan_coverage']:.2f}",
+            "/".join(str(s.get(k, 0)) for k in GROUNDING), f"{s['section_completeness']:.2f}", f"{s['plan_coverage']:.2f}",
             "; ".join(case.failed_gates) or "pass"]  # fmt: skip
 
 

@@ -6,10 +6,13 @@ the hand-written ground truth. Definition and gates: `evals/compaction.toml`.
 Solver: find the phase, compact it with the chosen engine (`--force`, nothing written).
 Scorers, all pure: requirement-id recall and path recall against the ground truth (not against
 our own extraction), invented ids and paths, length ratio, section completeness, plan coverage,
-and whether the deterministic extraction equals the ground truth exactly. One failing case is
-recorded and never aborts the run.
+whether the deterministic extraction equals the ground truth exactly, and the grounding of the
+written file read back as verify-compaction reads it (ungrounded verdicts, placeholder cells,
+unknown plans, deliverables without overlap with their plan). One failing case is recorded
+and never aborts the run.
 
-Gates: recall 1.0, no invention, exact extraction, and for the offline engine a ratio inside
+Gates: recall 1.0, no invention, exact extraction, each grounding count 0 (every engine), and
+for the offline engine a ratio inside
 the band on phases of at least `ratio_min_tokens` tokens. A phase whose originals are mostly
 fenced command output (more than `log_share_max` of their tokens) only has to stay under the
 band's top: the spec tells the compactor to drop such output, so no lower bound applies.
@@ -32,14 +35,19 @@ from legion_llm.llm.engine import Engine
 from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.phases.extract import ids_present, path_present
 from legion_llm.memory.phases.find import find_phase
+from legion_llm.pipeline.compact.ground import Problem
 from legion_llm.pipeline.compact.render import SECTIONS
-from legion_llm.pipeline.compact.run import compact_phase, prepare
+from legion_llm.pipeline.compact.run import compact_phase, ground_text, prepare
 
 DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "compaction.toml"
 DEFAULT_GATES: dict[str, Any] = {
     "id_recall": 1.0,
     "path_recall": 1.0,
     "max_invented": 0,
+    "max_ungrounded_verdicts": 0,
+    "max_placeholder_cells": 0,
+    "max_unknown_plans": 0,
+    "max_deliverables_without_overlap": 0,
     "extraction_exact": True,
     "ratio_band": [0.30, 0.50],
     "ratio_min_tokens": 1500,
@@ -118,8 +126,33 @@ def ratio_gate(ratio: float, tokens: int, log_share: float, gates: dict[str, Any
     return None if low <= ratio <= high else f"ratio {ratio:.3f} outside {low}-{high}"
 
 
+GROUNDING_SCORES = {
+    "ungrounded_verdicts": ("max_ungrounded_verdicts", "ungrounded verdict(s)"),
+    "placeholder_cells": ("max_placeholder_cells", "placeholder cell(s)"),
+    "unknown_plans": ("max_unknown_plans", "unknown plan(s)"),
+    "deliverables_without_overlap": ("max_deliverables_without_overlap",
+                                     "deliverable(s) without overlap with their plan"),
+}  # fmt: skip
+
+
+def grounding_scores(problems: Sequence[Problem]) -> dict[str, int]:
+    """Counts of what a written file claims without support (pure: from its problems)."""
+    return {
+        "ungrounded_verdicts": sum(p.kind == "ungrounded-verdict" for p in problems),
+        "placeholder_cells": sum(p.kind == "placeholder" for p in problems),
+        "unknown_plans": sum(p.kind == "unknown-plan" for p in problems),
+        "deliverables_without_overlap": sum(
+            p.section == "deliverables" and p.kind in ("ungrounded-text", "wrong-plan")
+            for p in problems
+        ),
+    }
+
+
 def gate_failures(scores: dict[str, Any], gates: dict[str, Any], offline: bool) -> list[str]:
     failed = []
+    for name, (gate, label) in GROUNDING_SCORES.items():
+        if scores.get(name, 0) > gates[gate]:
+            failed.append(f"{scores[name]} {label}")
     if scores["id_recall"] < gates["id_recall"]:
         failed.append(f"id recall {scores['id_recall']:.3f}")
     if scores["path_recall"] < gates["path_recall"]:
@@ -185,6 +218,10 @@ def solve_and_score(case: Case, engine: Engine, today: date, gates: dict[str, An
         "extraction_exact": extraction_exact(case, prep.facts, phase),
         "repaired": len(result.repaired),
         "chunks": result.chunks,
+        **grounding_scores(ground_text(text, prep)),
+        "sections_from_offline": sorted(
+            name for name, s in result.settled.sections.items() if s["fallback"]
+        ),
     }
     offline = all(a["engine"] == "offline" for a in result.answers)
     out = CaseResult(case.name, exp["phase"], scores, gate_failures(scores, gates, offline))
@@ -214,7 +251,11 @@ class EvalRun:
             "invented_total": sum(c.scores["invented"] for c in scored),
             "ratio_min": min(ratios, default=None),
             "ratio_max": max(ratios, default=None),
-        }
+            **{f"{name}_total": sum(c.scores.get(name, 0) for c in scored)
+               for name in GROUNDING_SCORES},
+            "cases_with_offline_sections": sum(bool(c.scores.get("sections_from_offline"))
+                                               for c in scored),
+        }  # fmt: skip
 
 
 def run_compaction_eval(

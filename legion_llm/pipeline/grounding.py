@@ -42,7 +42,7 @@ _GENERIC_WORDS = """
     necessary appropriate planned expected described above below following mentioned noted
     aspect aspects part parts overall some many number fix fixed issue issues problem
     execute executed execution deliver delivered provide provided handle handled ensure
-    ensured perform performed process processed result results outcome outcomes
+    ensured perform performed process processed result results outcome outcomes file files
 """
 _PLACEHOLDER_PHRASES = {
     "x", "xx", "xxx", "tbd", "tba", "todo", "to do", "n/a", "na", "none", "null", "nil",

@@ -131,3 +131,29 @@ def test_phase_context(cli: Any, tmp_path: Path) -> None:
     compacted = cli("phase-context", "2", "--root", root)
     assert compacted.stdout.startswith("---\nphase: 02-text-extraction\n")
     assert cli("phase-context", "2", "--root", root, "--json").json["data"]["source"] == "compacted"
+
+
+def test_verify_compaction_prints_ungrounded_claims(cli: Any, tmp_path: Path) -> None:
+    from tests.pipeline.test_verify import CARELESS
+
+    root = copy_case("missing-plan-summary", tmp_path)
+    (root / ".planning/phases/05-notifications/05-COMPACTED.md").write_text(CARELESS)
+    result = cli("verify-compaction", "5", "--root", root)
+    assert result.exit_code == 1 and ": FAILED; ratio" in result.stdout
+    printed = {
+        line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in result.stdout.splitlines()[1:]
+    }
+    assert printed["ungrounded verdicts"] == (
+        "NOTF-03: PASS is not grounded (no summary of this phase reports it); use NOT VERIFIED; "
+        "NOTF-03 is listed as satisfied, but no summary of this phase reports it"
+    )
+    assert printed["unknown plans"] == (
+        "deliverable for '05-03', which is not a plan of this phase; "
+        "decision for 'Plan x', which is not a plan of this phase"
+    )
+    assert printed["placeholders"].startswith("05-01: deliverable 'x' is a placeholder; ")
+    assert "file row 'x' is not a path the summaries name" in printed["placeholders"]
+    data = cli("verify-compaction", "5", "--root", root, "--json").json["data"]
+    assert data["ok"] is False
+    assert {p["kind"] for p in data["problems"]} == {
+        "placeholder", "unknown-plan", "ungrounded-text", "ungrounded-verdict"}  # fmt: skip

@@ -123,3 +123,113 @@ def test_unusable_answer_falls_back_to_the_offline_step(
     api.post("/v1/messages").mock(side_effect=[bad, bad])
     result = compact_phase(phase, claude(), today=TODAY, write=False)
     assert result.fell_back and result.engine == "offline" and result.report.ok
+
+
+# ---------------------------------------------------------------- careless models (issue 11)
+
+
+def careless(digest: PhaseDigest, **changes: Any) -> PhaseDigest:
+    """A schema-valid answer with some fields replaced (JSON in, JSON out, as a model sends)."""
+    data = json.loads(digest.model_dump_json())
+    for key, value in changes.items():
+        data[key] = value(data[key]) if callable(value) else value
+    return PhaseDigest.model_validate(data)
+
+
+def every(field: str, value: str) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    return lambda items: [{**item, field: value} for item in items]
+
+
+def lines(text: str, title: str) -> list[str]:
+    body = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    return [line for line in body.split("\n") if line.strip()]
+
+
+def test_a_lazy_answer_is_re_asked_then_replaced_by_offline_text(
+    tmp_path: Path, api: respx.MockRouter, claude: Make
+) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    lazy = careless(good_digest(phase), deliverables=every("summary", "x"),
+                    decisions=every("decision", "x"), files=[{"path": "x", "change": "x"}],
+                    verification=every("evidence", "x"), checks=every("result", "x"),
+                    agents=every("work", "x"))  # fmt: skip
+    route = api.post("/v1/messages").mock(side_effect=[reply(lazy), reply(lazy)])
+    result = compact_phase(phase, claude(fallback_offline=False), today=TODAY)
+    assert route.call_count == 2
+    feedback = user_text(route.calls[1])
+    assert "[deliverables] 03-01: deliverable 'x' is a placeholder" in feedback
+    assert "[files] file row 'x' is not a path the summaries name" in feedback
+    written = phase.compacted_path.read_text()
+    assert written == result.text and "| x |" not in written and ": x" not in written
+    assert result.engine == "offline" and result.fell_back  # never "anthropic" for offline text
+    data = result.as_dict()
+    assert {s["source"] for s in data["sections"].values()} == {"offline"}
+    assert data["proposals"][0]["needs_model"] > 0 and data["proposals"][1]["ok"] is False
+
+
+def test_an_empty_answer_is_re_asked_and_the_fixed_one_is_written(
+    tmp_path: Path, api: respx.MockRouter, claude: Make
+) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    good = good_digest(phase)
+    empty = careless(good, deliverables=every("summary", "(no deliverable proposed)"),
+                     decisions=[{"plan_id": "03-01", "decision": "None recorded", "rationale": "",
+                                 "rejected_alternatives": []}])  # fmt: skip
+    route = api.post("/v1/messages").mock(side_effect=[reply(empty), reply(good)])
+    result = compact_phase(phase, claude(fallback_offline=False), today=TODAY)
+    assert "03-02: deliverable '(no deliverable proposed)' is a placeholder" in user_text(
+        route.calls[1]
+    )
+    assert "(no deliverable proposed)" not in result.text and "None recorded" not in result.text
+    assert result.engine == "anthropic" and not result.fell_back
+    assert {s["proposal"] for s in result.as_dict()["sections"].values()} == {1}
+
+
+@pytest.mark.parametrize(
+    ("case", "spec", "claims", "expected"),
+    [
+        ("missing-plan-summary", "5", {"NOTF-03": "pass"},  # its plan left no SUMMARY
+         ["- NOTF-03: NOT VERIFIED — named in ROADMAP.md; no plan summary reports it"]),
+        ("prose-status-requirements", "5", {"R2.6": "pass", "R2.8": "pass", "R2.7": "pass"},
+         ["- R2.6: NOT VERIFIED", "- R2.7: PARTIAL", "- R2.8: NOT VERIFIED"]),
+    ],
+)  # fmt: skip
+def test_an_over_claiming_answer_gets_the_grounded_verdicts(
+    tmp_path: Path, api: respx.MockRouter, claude: Make, case: str, spec: str,
+    claims: dict[str, str], expected: list[str],
+) -> None:  # fmt: skip
+    phase = phase_of(case, tmp_path, spec)
+    good = good_digest(phase)
+    claiming = careless(good, verification=lambda items: [
+        {**i, "verdict": claims.get(i["requirement_id"], i["verdict"]), "evidence": "done"}
+        for i in items])  # fmt: skip
+    route = api.post("/v1/messages").mock(side_effect=[reply(claiming), reply(claiming)])
+    result = compact_phase(phase, claude(fallback_offline=False), today=TODAY, force=True)
+    feedback = user_text(route.calls[1])
+    for rid in claims:
+        assert f"[verification] {rid}: PASS is not grounded" in feedback
+    verification = lines(phase.compacted_path.read_text(), "Verification")
+    assert all(any(line.startswith(e) for line in verification) for e in expected)
+    satisfied = result.text.split("requirements_satisfied: [", 1)[1].split("]", 1)[0]
+    assert not set(claims) & set(satisfied.split(", "))
+    sections = result.as_dict()["sections"]
+    assert sections["verification"]["source"] == "offline" and result.fell_back
+    assert sections["deliverables"]["source"] == "anthropic"
+    assert result.engine == "anthropic+offline"
+
+
+def test_a_wrong_plan_answer_falls_back_for_that_section(
+    tmp_path: Path, api: respx.MockRouter, claude: Make
+) -> None:
+    phase = phase_of("partial-and-failed-plans", tmp_path, "4")
+    good = good_digest(phase)
+    texts = [d.summary for d in good.deliverables]
+    swapped = careless(good, deliverables=lambda items: [
+        {**item, "summary": texts[(n + 1) % len(texts)]} for n, item in enumerate(items)])  # fmt: skip
+    route = api.post("/v1/messages").mock(side_effect=[reply(swapped), reply(swapped)])
+    result = compact_phase(phase, claude(fallback_offline=False), today=TODAY)
+    assert "[deliverables] 04-01: the deliverable is about plan 04-02" in user_text(route.calls[1])
+    assert result.settled.digest.deliverables == good.deliverables  # the offline step's texts
+    assert result.as_dict()["sections"]["deliverables"]["because"] == ["wrong-plan"]
+    assert result.as_dict()["sections"]["files"]["source"] == "anthropic"
+    assert result.engine == "offline+anthropic" and result.fell_back

@@ -92,3 +92,82 @@ def test_our_own_output_verifies_and_a_later_edit_is_caught(tmp_path: Path) -> N
     phase.compacted_path.write_text(text.replace("R14", "requirement fourteen"))
     _, edited = check_compacted(phase)
     assert edited.missing_ids == ["R14"]
+
+
+# A careless hand-made (or model-made) file: every id and path may be there, but its claims are
+# not what the summaries say.
+CARELESS = """---
+phase: 05-notifications
+compacted: 2026-06-03
+requirements_satisfied: [NOTF-01, NOTF-02, NOTF-03, NOTF-04]
+---
+
+# Phase 5: Notifications — Compacted Summary
+
+## Deliverables
+- **05-01 Notification service and templates** (Complete): x
+- **05-03**: Courier ETA messages two stops away
+- **05-04 Opt-outs and preference centre** (Complete): Implemented the planned changes.
+
+## Decisions
+- (05-02) None recorded
+- (Plan x) Used a queue
+
+## Files Modified
+| File | Change |
+|------|--------|
+| x | x |
+| services/notify/index.ts | , `services/notify/render.ts` |
+
+## Verification
+- NOTF-01: PASS — 05-01
+- NOTF-03: PASS — done
+"""
+
+
+def test_verify_compaction_reports_ungrounded_claims(tmp_path: Path) -> None:
+    phase = phase_of("missing-plan-summary", tmp_path, "5")
+    phase.compacted_path.write_text(CARELESS)
+    _, report = check_compacted(phase)
+    found = [(p.kind, p.plan or p.id or p.path) for p in report.grounding]
+    assert found == [
+        ("placeholder", "05-01"),
+        ("unknown-plan", "05-03"),  # a PLAN without a SUMMARY: nothing grounds a deliverable
+        ("ungrounded-text", "05-04"),
+        ("placeholder", "05-02"),
+        ("unknown-plan", "Plan x"),
+        ("placeholder", "x"),
+        ("placeholder", "services/notify/index.ts"),
+        ("ungrounded-verdict", "NOTF-03"),
+        ("ungrounded-verdict", "NOTF-03"),  # and again in requirements_satisfied
+    ]
+    assert not report.ok
+    data = report.as_dict()
+    assert data["grounding"]["ungrounded-verdict"] == [
+        "NOTF-03: PASS is not grounded (no summary of this phase reports it); use NOT VERIFIED",
+        "NOTF-03 is listed as satisfied, but no summary of this phase reports it",
+    ]
+
+
+def test_our_rendering_reads_back_as_the_digest_it_came_from(tmp_path: Path) -> None:
+    from legion_llm.pipeline.compact.parse import parse_document
+    from legion_llm.pipeline.compact.prepare import header_for
+    from legion_llm.pipeline.compact.render import render
+    from tests.pipeline.compaction_cases import good_digest
+
+    for case, spec in [("legion-spec-billing-exports", "3"), ("paths-zoo", "4"),
+                       ("prose-status-requirements", "5"), ("partial-and-failed-plans", "4")]:  # fmt: skip
+        phase = phase_of(case, tmp_path / case, spec)
+        prep = prepare(phase)
+        digest = good_digest(phase, level=5)
+        claimed = parse_document(render(header_for(prep, TODAY), digest))
+        back = claimed.digest
+        assert [(d.plan_id, d.summary, d.follow_ups) for d in back.deliverables] == [
+            (d.plan_id, " ".join(d.summary.split()), d.follow_ups) for d in digest.deliverables]  # fmt: skip
+        assert [(r.requirement_id, r.verdict, r.evidence) for r in back.verification] == [
+            (r.requirement_id, r.verdict, r.evidence) for r in digest.verification]  # fmt: skip
+        assert [c.plan_id for c in back.checks] == [c.plan_id for c in digest.checks]
+        assert {f.path for f in back.files} == {f.path for f in digest.files}
+        assert [d.plan_id for d in back.decisions] == [d.plan_id for d in digest.decisions]
+        passed = [r.requirement_id for r in digest.verification if r.verdict == "pass"]
+        assert claimed.satisfied == passed

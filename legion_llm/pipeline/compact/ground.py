@@ -228,6 +228,24 @@ def _wrong_plan(plan: str, text: str, evidence: Evidence) -> str | None:
     return other if hits >= 2 else None
 
 
+def _own_text(
+    section: str, pid: str, text: str, source: frozenset[str], ev: Evidence, what: str
+) -> Problem | None:
+    """A placeholder, text of another plan, or text its own plan does not support (or None)."""
+    found = _text_problem(section, pid, text, source, what)
+    if (
+        found
+        and found.kind == "ungrounded-text"
+        and grounded(text, ev.plans[pid], STRICT_THRESHOLD)
+    ):
+        found = None  # said almost word for word elsewhere in that plan's summary
+    if found is None or found.kind == "ungrounded-text":
+        other = _wrong_plan(pid, text, ev)
+        if other:
+            return Problem("wrong-plan", section, f"{pid}: the {what} is about plan {other}", pid)
+    return found
+
+
 def _deliverables(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:
     known, seen = _plan_ids(facts), set()
     for item in digest.deliverables:
@@ -237,15 +255,11 @@ def _deliverables(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Itera
             yield Problem("unknown-plan", "deliverables",
                           f"deliverable for {pid!r}, which is not a plan of this phase", pid)  # fmt: skip
             continue
-        problem = _text_problem("deliverables", pid, item.summary, ev.plans[pid], "deliverable")
-        other = _wrong_plan(pid, item.summary, ev) if problem is None else None
-        if other:
-            problem = Problem("wrong-plan", "deliverables",
-                              f"{pid}: the deliverable describes plan {other}'s work", pid)  # fmt: skip
-        yield from [problem] if problem else []
+        found = _own_text("deliverables", pid, item.summary, ev.plans[pid], ev, "deliverable")
+        yield from [found] if found else []
         for follow in item.follow_ups:
-            found = _text_problem("deliverables", pid, follow, ev.plans[pid], "follow-up")
-            yield from [found] if found else []
+            problem = _text_problem("deliverables", pid, follow, ev.plans[pid], "follow-up")
+            yield from [problem] if problem else []
     for pid in sorted(known - seen):
         yield Problem("missing-deliverable", "deliverables", f"plan {pid} has no deliverable", pid)
 
@@ -262,18 +276,8 @@ def _decisions(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable
             yield Problem("unknown-plan", "decisions",
                           f"decision for {pid!r}, which is not a plan of this phase", pid)  # fmt: skip
             continue
-        found = _text_problem("decisions", pid, item.decision, ev.decisions.get(pid, frozenset()),
-                              "decision")  # fmt: skip
-        if found and grounded(item.decision, ev.plans[pid], STRICT_THRESHOLD):
-            found = None  # said almost word for word elsewhere in that plan's summary
-        if found and found.kind == "ungrounded-text":
-            found = Problem(found.kind, "decisions",
-                            f"{pid}: decision {_short(item.decision)!r} is not among that plan's "
-                            "decisions", pid)  # fmt: skip
-        other = _wrong_plan(pid, item.decision, ev) if found is None else None
-        if other:
-            found = Problem("wrong-plan", "decisions",
-                            f"{pid}: the decision was made in plan {other}", pid)  # fmt: skip
+        source = ev.decisions.get(pid, frozenset())
+        found = _own_text("decisions", pid, item.decision, source, ev, "decision")
         extra = [item.rationale] if item.rationale.strip() else []
         for text in [*extra, *item.rejected_alternatives]:
             found = found or _text_problem("decisions", pid, text, ev.plans[pid], "rationale")
@@ -284,7 +288,8 @@ def _decisions(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable
 def _neutral(change: str) -> bool:
     """A short phrase that claims nothing beyond the path being named (`named in 03-01`)."""
     plain = _PLAN_ID.sub(" ", " ".join(p for p in change.split() if not find_paths(p)))
-    return len(plain.split()) <= 6 and content_terms(plain) <= _NEUTRAL
+    words_ = re.findall(r"[A-Za-z]{2,}", plain)
+    return 0 < len(words_) <= 6 and content_terms(plain) <= _NEUTRAL
 
 
 def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:
@@ -328,12 +333,17 @@ def _verification(digest: PhaseDigest, facts: PhaseFacts) -> Iterable[Problem]:
             yield Problem("ungrounded-verdict", "verification",
                           f"{rid}: {item.verdict.upper()} is not grounded ({why}); "
                           f"use {truth.verdict.upper()}", id=rid)  # fmt: skip
-        elif item.evidence.strip() and is_placeholder(item.evidence):
+        elif _placeholder_evidence(item.evidence):
             yield Problem("placeholder", "verification",
                           f"{rid}: evidence {item.evidence!r} is a placeholder", id=rid)  # fmt: skip
         elif item.verdict != "not verified" and not any(p in item.evidence for p in truth.plans):
             yield Problem("uncited-evidence", "verification",
                           f"{rid}: the evidence does not cite {', '.join(truth.plans)}", id=rid)  # fmt: skip
+
+
+def _placeholder_evidence(evidence: str) -> bool:
+    """Filler such as `x` or `n/a` (empty evidence is uncited, a bare plan id is a citation)."""
+    return bool(evidence.strip()) and not _PLAN_ID.search(evidence) and is_placeholder(evidence)
 
 
 def _checks(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:

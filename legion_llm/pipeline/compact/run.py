@@ -61,6 +61,7 @@ __all__ = [
     "EngineProposer",
     "check_compacted",
     "compact_phase",
+    "ground_text",
     "header_for",
     "offline_digest",
     "precondition_problems",
@@ -102,11 +103,15 @@ def check_compacted(phase: Phase) -> tuple[str, Checked]:
     text = normalise(text)
     presence = verify_document(text, prep.facts, prep.sources,
                                tokens_original=prep.tokens_original)  # fmt: skip
+    return text, Checked(**vars(presence), grounding=ground_text(text, prep))
+
+
+def ground_text(text: str, prep: Prepared) -> list[Problem]:
+    """The grounding problems of a written compacted file, read back (parse.py)."""
     claimed = parse_document(text)
     problems = [p for p in ground(claimed.digest, prep.facts, prep.evidence)
                 if p.kind not in _NOT_GATED_BY_HAND]  # fmt: skip
-    problems += claimed.verdict_problems(prep.facts)
-    return text, Checked(**vars(presence), grounding=problems)
+    return problems + claimed.verdict_problems(prep.facts)
 
 
 # a hand-made file may lay out plans, decisions and agents its own way: only what it claims

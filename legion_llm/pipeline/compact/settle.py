@@ -88,8 +88,10 @@ class Settled:
 
     @property
     def engine(self) -> str:
-        """Who wrote the text: one name, or several joined by `+` (never a model for offline)."""
-        names = [s["source"] for s in self.sections.values()]
+        """Who wrote the text: one name, or several joined by `+` (never a model for offline
+        text; a section a proposal left empty is not its text)."""
+        written = [s["source"] for s in self.sections.values() if s["items"]]
+        names = written or [s["source"] for s in self.sections.values()]
         return "+".join(dict.fromkeys(n for name in names for n in name.split("+")))
 
     @property
@@ -128,7 +130,7 @@ def settle(
         if again is not None:
             candidates.append(again)
             reviews.append(review(prep, header, again.digest))
-    offline = _Offline(prep, header, candidates)
+    offline = _Offline(prep, header, candidates, reviews)
     digest, sections = _choose(candidates, reviews, offline)
     chosen = reviews[-1] if digest == candidates[-1].digest else review(prep, header, digest)
     digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
@@ -152,10 +154,13 @@ def settle(
 class _Offline:
     """The offline engine's digest, made only when a section or a repair needs it."""
 
-    def __init__(self, prep: Prepared, header: Header, candidates: list[Proposal]) -> None:
+    def __init__(
+        self, prep: Prepared, header: Header, candidates: list[Proposal], reviews: list[Review]
+    ) -> None:
         self.prep, self.header = prep, header
-        own = [c.digest for c in candidates if c.source == OFFLINE]
-        self._digest: PhaseDigest | None = own[0] if own else None
+        own = [c.digest for c, r in zip(candidates, reviews, strict=True)
+               if c.source == OFFLINE and not r.needs_model]  # fmt: skip
+        self._digest: PhaseDigest | None = own[0] if own else None  # the engine's, reused
 
     @property
     def digest(self) -> PhaseDigest:
@@ -175,13 +180,13 @@ def _choose(
             if name not in reviews[index].failing_sections():
                 chosen[name] = getattr(candidates[index].digest, name)
                 sections[name] = {"source": candidates[index].source, "proposal": index,
-                                  "fallback": False}  # fmt: skip
+                                  "fallback": False, "items": len(chosen[name])}  # fmt: skip
                 break
         else:
             chosen[name] = getattr(offline.digest, name)
             why = sorted({p.kind for r in reviews for p in r.needs_model if p.section == name})
             sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,
-                              "because": why}  # fmt: skip
+                              "because": why, "items": len(chosen[name])}  # fmt: skip
     return PhaseDigest(**chosen), sections
 
 

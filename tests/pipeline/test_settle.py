@@ -1,0 +1,154 @@
+"""settle(): any proposal (an engine's, a host agent's JSON, a batch result) -> a file or nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from legion_llm.pipeline.compact.prepare import Prepared, header_for, offline_proposal, prepare
+from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
+from legion_llm.pipeline.compact.run import write_compacted
+from legion_llm.pipeline.compact.settle import (
+    CompactionError,
+    Proposal,
+    review,
+    settle,
+    should_reask,
+)
+from legion_llm.pipeline.compact.verify import Review
+from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of
+
+
+def lazy(digest: PhaseDigest) -> PhaseDigest:
+    """What a careless model sends: every string `x` (ids kept so it is schema-valid)."""
+    data = json.loads(digest.model_dump_json())
+    for item in data["deliverables"]:
+        item.update(summary="x", follow_ups=[])
+    for item in data["decisions"]:
+        item.update(decision="x", rationale="x", rejected_alternatives=[])
+    data["files"] = [{"path": "x", "change": "x"}]
+    for item in data["verification"]:
+        item.update(verdict="pass", evidence="x")
+    return PhaseDigest.model_validate(data)
+
+
+def setup(tmp_path: Path, case: str = "legion-spec-billing-exports",
+          spec: str = "3") -> tuple[Prepared, Header]:  # fmt: skip
+    prep = prepare(phase_of(case, tmp_path, spec))
+    return prep, header_for(prep, TODAY, "test")
+
+
+def test_a_host_agents_lazy_json_is_never_written_as_its_work(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    proposal = Proposal(lazy(good_digest(prep.phase)), "host")
+    settled = settle(prep, header, [proposal])
+    assert settled.engine == "offline+host" and settled.fell_back
+    assert {name: s["source"] for name, s in settled.sections.items()} == dict.fromkeys(
+        ["deliverables", "decisions", "files", "verification", "checks", "agents"], "offline"
+    ) | {"checks": "host", "agents": "host"}  # the lazy answer left those two alone
+    assert settled.text == render(header, settled.digest)
+    assert "| x |" not in settled.text and ": x" not in settled.text
+    assert settled.review.ok and settled.reviews[0].needs_model
+    assert settled.sections["verification"]["because"] == ["placeholder"]
+    write_compacted(settled)
+    assert prep.phase.compacted_path.read_text() == settled.text
+
+
+def test_good_sections_stay_the_proposers_and_bad_ones_come_from_offline(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    good = good_digest(prep.phase, level=3)
+    mixed = good.model_copy(update={"decisions": lazy(good).decisions})
+    settled = settle(prep, header, [Proposal(mixed, "host")])
+    sources = {name: s["source"] for name, s in settled.sections.items()}
+    assert sources["decisions"] == "offline" and sources["deliverables"] == "host"
+    assert settled.engine == "host+offline" and settled.fell_back
+    assert settled.digest.deliverables == good.deliverables
+    assert settled.digest.decisions == offline_proposal(prep, header).decisions
+    assert any("decisions did not hold up (placeholder)" in w for w in settled.warnings)
+
+
+def test_one_re_ask_names_exactly_what_to_redo(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    good = good_digest(prep.phase)
+    asked: list[Review] = []
+
+    def ask_again(first: Review) -> Proposal:
+        asked.append(first)
+        return Proposal(good, "host")
+
+    settled = settle(prep, header, [Proposal(lazy(good), "host")], ask_again=ask_again)
+    assert len(asked) == 1 and should_reask(asked[0])
+    problems = [p.as_dict() for p in asked[0].problems]
+    assert {"kind": "placeholder", "section": "deliverables", "plan": "03-01",
+            "message": "03-01: deliverable 'x' is a placeholder",
+            "repairable": False} in problems  # fmt: skip
+    assert {"kind": "ungrounded-verdict", "id": "BILL-01"} not in problems  # BILL-01 is reported
+    assert settled.engine == "host" and not settled.fell_back
+    assert all(s["proposal"] == 1 for s in settled.sections.values())
+
+
+def test_no_re_ask_for_a_clean_or_an_offline_proposal(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    calls: list[Review] = []
+
+    def ask_again(first: Review) -> None:
+        calls.append(first)
+
+    good = good_digest(prep.phase)
+    settle(prep, header, [Proposal(good, "host")], ask_again=ask_again)
+    offline = settle(prep, header, [Proposal(lazy(good), "offline")], ask_again=ask_again)
+    assert calls == [] and offline.engine == "offline" and offline.review.ok
+    assert not should_reask(review(prep, header, good))
+
+
+def test_batch_results_collected_later_are_settled_together(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    good = good_digest(prep.phase)
+    first = good.model_copy(update={"deliverables": lazy(good).deliverables})
+    second = good.model_copy(update={"decisions": lazy(good).decisions})
+    settled = settle(prep, header, [Proposal(first, "batch"), Proposal(second, "batch")])
+    assert settled.sections["deliverables"]["proposal"] == 1  # newest good one
+    assert settled.sections["decisions"]["proposal"] == 0
+    assert settled.engine == "batch" and not settled.fell_back
+    report = settled.report()
+    assert [p["source"] for p in report["proposals"]] == ["batch", "batch"]
+    assert json.loads(json.dumps(report)) == report
+
+
+def test_a_missing_path_gets_its_own_row_with_its_plans(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    good = good_digest(prep.phase)
+    dropped = good.model_copy(
+        update={"files": [f for f in good.files if f.path != "tests/conftest.py"]}
+    )
+    settled = settle(prep, header, [Proposal(dropped, "host")])
+    row = next(line for line in settled.text.split("\n") if line.startswith("| tests/conftest.py "))
+    assert row.startswith("| tests/conftest.py | added the `ledger_200k` fixture")
+    assert row.endswith(" (03-01) |")  # the plan that names it
+    assert settled.repaired == [
+        "path tests/conftest.py added to Files Modified (the proposal left it out)"
+    ]
+    assert settled.sections["files"]["source"] == "host"
+
+
+def test_every_files_row_is_one_path_and_never_an_empty_cell(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path, "paths-zoo", "4")
+    text = settle(prep, header, [Proposal(good_digest(prep.phase), "host")]).text
+    rows = [line for line in text.split("\n") if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len([p for p in prep.facts.paths]) - 8  # 8 move sources share a row
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == 2 and all(any(ch.isalnum() for ch in c) for c in cells), row
+        assert ", " not in cells[0], row
+
+
+def test_nothing_that_fails_its_review_can_be_written(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path)
+    settled = settle(prep, header, [Proposal(good_digest(prep.phase), "host")])
+    broken = lazy(settled.digest)
+    settled.review = review(prep, header, broken)
+    with pytest.raises(CompactionError, match="refusing to write"):
+        write_compacted(settled)
+    assert not prep.phase.compacted_path.exists()
