@@ -12,7 +12,8 @@ result collected later. settle
 3. takes each section (deliverables, decisions, files, verification, checks, agents) from the
    newest proposal in which nothing needs the model, else from the offline engine's digest;
 4. repairs what is repairable (repair.py) and reviews the result again: anything still wrong
-   raises CompactionError, so nothing ungrounded is ever written.
+   raises CompactionError, so nothing ungrounded is ever written;
+5. renders the file and redacts it (secrets the originals held become markers).
 
 `Settled` says which section came from where (`sections`), what was repaired, and whether any
 text is the offline engine's (`fell_back`); `engine` never names a model for offline text.
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legion_llm.errors import LegionError
+from legion_llm.memory.redact import project_redactor, text_hits, write_warning
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, offline_proposal
@@ -147,8 +149,17 @@ def settle(
         )
     warnings = [f"warning: repaired: {note}" for note in repaired]
     warnings += [] if candidates[0].source == OFFLINE else _fallback_warnings(sections)
-    return Settled(prep, header, digest, render(header, digest), final, reviews, candidates,
-                   sections, repaired, warnings)  # fmt: skip
+    text, redaction = _redacted(prep, render(header, digest))
+    return Settled(prep, header, digest, text, final, reviews, candidates, sections, repaired,
+                   warnings + redaction)  # fmt: skip
+
+
+def _redacted(prep: Prepared, text: str) -> tuple[str, list[str]]:
+    """The text to write (and show): secrets the originals held replaced by markers."""
+    redactor = project_redactor(prep.phase.root)
+    done = redactor.redact(text)
+    name = prep.phase.compacted_path.name
+    return done.text, write_warning(redactor, text_hits(text, done.findings), name)
 
 
 class _Offline:
