@@ -23,7 +23,7 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import usage_line
 from legion_llm.errors import InputError, UsageError
 
@@ -57,6 +57,7 @@ def compact_cmd(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     prepare: PrepareOpt = False,
     out: OutOpt = None,
     proposal: ProposalOpt = None,
@@ -78,7 +79,7 @@ def compact_cmd(
         found = _phase(c, phase)
         finish(host_command(c, host, compact_maker(found, force), dry_run=dry_run), c)
         return
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     finish(compact_result(c, _phase(c, phase), session, force=force, dry_run=dry_run), c)
 
 

@@ -27,7 +27,7 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import echo, usage_line
 
 CatalogOpt = Annotated[
@@ -43,6 +43,7 @@ def distill(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     catalog: CatalogOpt = None,
     prepare: PrepareOpt = False,
     out: OutOpt = None,
@@ -59,7 +60,8 @@ def distill(
     if host.active:
         finish(host_command(c, host, distill_maker(catalog), dry_run=dry_run), c)
         return
-    finish(distill_result(c, open_session(c, engine, model, max_cost), dry_run, catalog), c)
+    session = open_session(c, engine, model, max_cost, price=price)
+    finish(distill_result(c, session, dry_run, catalog), c)
 
 
 def distill_maker(catalog: Path | None) -> MakeStep:

@@ -16,7 +16,7 @@ import typer
 from legion_llm.cli import eval_errors, learn_eval
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.eval_log import check_out, write_eval_log
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import plain, rich_print, table
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def compaction(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     fixtures: FixturesOpt = None,
     out: OutOpt = None,
     root: RootOpt = None,
@@ -75,7 +76,7 @@ def compaction(
     folder = fixtures or dataset
     total = len(load_cases(folder)) if folder else 0
     check_out(c, out)
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     with progress(total, "compaction", json_) as on_case:
         run = run_compaction_eval(session.engine, folder, today=c.today, on_case=on_case)
     log = eval_log(run, session.engine, prompt_sha256=load_prompt(PROMPT).sha256,

@@ -9,7 +9,7 @@ import typer
 
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.eval_log import check_out, write_eval_log
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import table
 
 METRICS = [
@@ -28,6 +28,7 @@ def errors_eval_cmd(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     fixtures: Annotated[Path | None, typer.Option("--fixtures", help="Labelled error set.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the JSON log here.")] = None,
     root: RootOpt = None,
@@ -42,7 +43,7 @@ def errors_eval_cmd(
 
     c = common(root, today, json_)  # no date enters the matcher; --today is only checked
     check_out(c, out)
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     result = run_errors_eval(
         fixtures, lambda text, match: adjudicate(session.engine, text, match)[0]
     )

@@ -21,7 +21,7 @@ from legion_llm.cli.common import (
     resolve_branch,
     split_option,
 )
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt
 from legion_llm.cli.render import echo, plain, rich_print, table, usage_line
 from legion_llm.errors import UsageError
 from legion_llm.memory.knowledge.read import (
@@ -154,16 +154,18 @@ class LazySession:
         model: str | None,
         max_cost: float | None,
         mcp: McpClient | None = None,
+        price: str | None = None,
     ) -> None:
         self.options = (c, engine, model, max_cost)
         self.mcp = mcp
+        self.price = price
         self.session: LLMSession | None = None
 
     def open(self) -> LLMSession:
         if self.session is None:
             from legion_llm.cli.llm import open_session
 
-            self.session = open_session(*self.options, mcp=self.mcp)
+            self.session = open_session(*self.options, mcp=self.mcp, price=self.price)
         return self.session
 
     def decider(self) -> Decide:
@@ -187,6 +189,7 @@ def errors_add(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -201,7 +204,7 @@ def errors_add(
         "tags": tags or "",
     }
     c = common(root, today, json_)
-    _add(c, ERRORS, values, LazySession(c, engine, model, max_cost))
+    _add(c, ERRORS, values, LazySession(c, engine, model, max_cost, price=price))
 
 
 def read_stdin() -> str:
@@ -218,6 +221,7 @@ def errors_match(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -227,7 +231,7 @@ def errors_match(
     if not text or not text.strip():
         raise UsageError("give the error text as an argument or with --stdin")
     c = common(root, today, json_)
-    finish(match_result(c, text, limit, LazySession(c, engine, model, max_cost)), c)
+    finish(match_result(c, text, limit, LazySession(c, engine, model, max_cost, price=price)), c)
 
 
 def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandResult:

@@ -14,7 +14,7 @@ import typer
 
 from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
 from legion_llm.cli.eval_log import check_out, write_eval_log
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 
 app = typer.Typer(no_args_is_help=True, help="Distillation and learnings evals.")
 
@@ -69,6 +69,7 @@ def eval_distill(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     fixtures: FixturesOpt = None,
     out: OutOpt = None,
     root: RootOpt = None,
@@ -80,7 +81,7 @@ def eval_distill(
 
     c = common(root, today, json_)  # the dataset pins its own date; --today is only checked
     check_out(c, out)
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     run = run_distill_eval(session.engine, fixtures)
     _finish("distill", run, session, out, c)
 
@@ -90,6 +91,7 @@ def eval_learnings(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     fixtures: FixturesOpt = None,
     out: OutOpt = None,
     root: RootOpt = None,
@@ -102,6 +104,6 @@ def eval_learnings(
 
     c = common(root, today, json_)  # the dataset pins its own date; --today is only checked
     check_out(c, out)
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     run = run_learnings_eval(session.engine, fixtures)
     _finish("learnings", run, session, out, c)

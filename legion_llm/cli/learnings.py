@@ -30,7 +30,7 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, open_session
+from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import echo, usage_line
 from legion_llm.errors import InputError
 
@@ -133,6 +133,7 @@ def extract(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     prepare: PrepareOpt = False,
     out: OutOpt = None,
     proposal: ProposalOpt = None,
@@ -153,7 +154,7 @@ def extract(
         maker = extract_maker(folder, now_text(today, c))
         finish(host_command(c, host, maker, dry_run=dry_run), c)
         return
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     finish(extract_result(c, folder, session, now_text(today, c), dry_run), c)
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from legion_llm.llm.config import LLMConfig
     from legion_llm.llm.engine import Engine
     from legion_llm.llm.offline import OfflineRegistry
+    from legion_llm.llm.pricing import ModelInfo
     from legion_llm.llm.sampling import Sampler
 
 app = typer.Typer(no_args_is_help=True, help="The LLM engine: check the set-up, run a self-test.")
@@ -44,7 +45,14 @@ ModelOpt = Annotated[
 ]
 MaxCostOpt = Annotated[
     float | None,
-    typer.Option("--max-cost", min=0, help="Stop before a call that could take the run past USD."),
+    typer.Option("--max-cost", min=0, help="Never spend more than USD in this run."),
+]
+PriceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--price",
+        help="IN/OUT USD per million tokens, for a model the price table lacks (e.g. 3/15).",
+    ),
 ]
 
 
@@ -61,13 +69,17 @@ class LLMSession:
 
 
 def resolve_config(
-    c: Common, engine: str | None, model: str | None, max_cost: float | None
+    c: Common,
+    engine: str | None,
+    model: str | None,
+    max_cost: float | None,
+    price: str | None = None,
 ) -> tuple[LLMConfig, list[str]]:
     """Flags > env > settings.json memory.llm > defaults; returns the config and its warnings."""
     from legion_llm.llm.config import resolve_llm_config
 
     settings = c.settings()
-    flags = {"engine": engine, "model": model, "max_cost_usd": max_cost}
+    flags = {"engine": engine, "model": model, "max_cost_usd": max_cost, "price": price}
     config = resolve_llm_config(settings.llm, flags=flags, settings_name=c.paths.settings.name)
     return config, [*settings.warnings, *config.warnings]
 
@@ -78,6 +90,7 @@ def open_session(
     model: str | None = None,
     max_cost: float | None = None,
     *,
+    price: str | None = None,
     registry: OfflineRegistry | None = None,
     mcp: McpClient | None = None,
 ) -> LLMSession:
@@ -89,7 +102,7 @@ def open_session(
     from legion_llm.llm.engine import Notices, select_engine
     from legion_llm.memory.redact import project_redactor
 
-    config, warnings = resolve_config(c, engine, model, max_cost)
+    config, warnings = resolve_config(c, engine, model, max_cost, price)
     notices, redactor = Notices(stderr_line), project_redactor(c.root)
     if mcp is not None:
         from legion_llm.llm.sampling import select_mcp_engine
@@ -122,13 +135,14 @@ def check(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Show every engine, which one would be used and why, and the model. Calls no model."""
     c = common(root, today, json_)
-    config, warnings = resolve_config(c, engine, model, max_cost)
+    config, warnings = resolve_config(c, engine, model, max_cost, price)
     data, human = check_report(c, config)
     code = 0 if data["ready"] else 1
     finish(CommandResult("llm check", data, human, warnings, code), c)
@@ -138,17 +152,14 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
     from legion_llm.llm.budget import UsageMeter, input_budget
     from legion_llm.llm.claude_code.cli import probe
     from legion_llm.llm.config import find_credential
-    from legion_llm.llm.pricing import model_info
     from legion_llm.resources import prompts_dir
 
     credential = find_credential(os.environ)
-    info = model_info(config.model)
     code = probe(config)  # `claude --version`, `--help`, `auth status`: never a model call
     selected, reason, problems = _selection(config.engine, credential is not None, code)
-    if not info.known:
-        problems.append(
-            f"model {config.model!r} is not in the price table; costs use the highest rates"
-        )
+    info, unknown = _model(config)
+    if unknown is not None:  # the Claude API engine refuses it; other engines may not need a price
+        problems.append(f"error: {unknown}" if selected == "anthropic" else f"note: {unknown}")
     folder = prompts_dir()
     prompts = sorted(p.stem for p in folder.glob("*.md") if p.stem != "README")
     settings = c.paths.settings
@@ -156,10 +167,12 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
         "engine": {"requested": config.engine, "source": config.sources.get("engine"),
                    "selected": selected, "reason": reason},
         "engines": engines_report(credential is not None, code),
-        "model": {"name": config.model, "source": config.sources.get("model"), "known": info.known,
+        "model": {"name": config.model, "source": config.sources.get("model"),
+                  "known": info.known, "price": None if unknown else _price(info, config),
                   "structured_output": _mode(config, info.structured),
-                  "context_tokens": info.context_tokens,
-                  "input_budget_tokens": input_budget(config.model, config.max_tokens,
+                  "context_tokens": info.context_tokens, "cache_min_tokens": info.cache_min_tokens,
+                  "thinking": info.thinking, "effort": config.effort if info.effort else None,
+                  "input_budget_tokens": input_budget(info, config.max_tokens,
                                                       config.max_input_tokens)},
         "credential": {"configured": credential is not None,
                        "variable": credential.variable if credential else None},
@@ -174,6 +187,24 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
         "usage": UsageMeter(model=None if selected in ("offline", "none") else config.model).as_dict(selected),
     }  # fmt: skip
     return data, _human(data)
+
+
+def _model(config: LLMConfig) -> tuple[ModelInfo, str | None]:
+    """The model's row, or a stand-in with no prices and why the model would be refused."""
+    from legion_llm.llm.errors import UnknownModelError
+    from legion_llm.llm.pricing import model_info
+
+    try:
+        return model_info(config.model, config.price), None
+    except UnknownModelError as exc:
+        return model_info(config.model, (0.0, 0.0)), exc.message
+
+
+def _price(info: ModelInfo, config: LLMConfig) -> dict[str, Any]:
+    rates = info.rates
+    return {"input_per_mtok": rates.input, "output_per_mtok": rates.output,
+            "cache_write_per_mtok": rates.cache_write, "cache_read_per_mtok": rates.cache_read,
+            "source": config.sources.get("price") if config.price else "price table"}  # fmt: skip
 
 
 def _selection(requested: str, has_key: bool, code: ClaudeCodeStatus) -> tuple[str, str, list[str]]:
@@ -221,8 +252,9 @@ def _mode(config: LLMConfig, default: str) -> str:
 
 
 def _limits(config: LLMConfig) -> dict[str, Any]:
-    names = ("max_tokens", "timeout_s", "deadline_s", "max_retry_sleep_s", "max_attempts",
-             "max_cost_usd", "max_input_tokens", "fallback_offline")  # fmt: skip
+    names = ("max_tokens", "stall_timeout_s", "timeout_s", "deadline_s", "max_retry_sleep_s",
+             "max_attempts", "max_cost_usd", "max_input_tokens", "fallback_offline",
+             "count_tokens")  # fmt: skip
     return {
         name: {"value": getattr(config, name), "source": config.sources.get(name)} for name in names
     }
@@ -244,7 +276,8 @@ def _human(data: dict[str, Any]) -> str:
         f"base URL:  {data['base_url']['url']} ({data['base_url']['source']})",
         f"settings:  {data['settings']['path']}"
         + ("" if data["settings"]["exists"] else " (not found: defaults)"),
-        f"limits:    max_tokens {limits['max_tokens']}, timeout {limits['timeout_s']:g} s, "
+        f"limits:    max_tokens {limits['max_tokens']}, stall {limits['stall_timeout_s']:g} s, "
+        f"attempt {limits['timeout_s']:g} s, "
         f"deadline {limits['deadline_s']:g} s, retry wait cap {limits['max_retry_sleep_s']:g} s, "
         f"{limits['max_attempts']} attempts, max cost {cost}",
         f"prompts:   {data['prompts']['dir']} ({len(data['prompts']['names'])})",
@@ -264,6 +297,7 @@ def selftest(
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
+    price: PriceOpt = None,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -272,7 +306,7 @@ def selftest(
     from legion_llm.llm.selftest import PROMPT, SelfTestReply, verify
 
     c = common(root, today, json_)
-    session = open_session(c, engine, model, max_cost)
+    session = open_session(c, engine, model, max_cost, price=price)
     answer = session.engine.ask(SelfTestReply, PROMPT, {"word": word})
     passed = verify(word, answer.output)
     data = {

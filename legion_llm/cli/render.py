@@ -111,9 +111,13 @@ def _console() -> Console:
 
 
 def usage_line(usage: dict[str, Any]) -> str:
-    """The one line every LLM command prints: engine, calls, tokens, estimated cost."""
+    """The one line every LLM command prints: engine, calls, tokens, estimated and avoided cost."""
+    cached = usage.get("cache_read_input_tokens", 0)
+    avoided = usage.get("avoided_cost_usd", 0.0)
     return (
         f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
-        f"offline, {usage['input_tokens']} in / {usage['output_tokens']} out tokens, "
-        f"about ${usage['estimated_cost_usd']:.4f}"
+        f"offline, {usage['input_tokens']} in / {usage['output_tokens']} out tokens"
+        + (f" ({cached} more read from the cache)" if cached else "")
+        + f", about ${usage['estimated_cost_usd']:.4f}"
+        + (f" (${avoided:.4f} avoided)" if avoided > 0 else "")
     )

@@ -1,19 +1,36 @@
-"""Usage accounting, the `--max-cost` check, and the input-budget helpers (split or stop, never truncate)."""
+"""Usage accounting, the `--max-cost` cap, and the input-budget helpers (split or stop, never truncate).
+
+The cap is never passed and never over-reserves: before a call the meter reserves the call's
+*expected* output (the step's estimate, not max_tokens) and cuts the call's max_tokens to what
+the money left can pay for, so even a full-length answer stays inside the cap. A call whose
+expected answer no longer fits is refused with BudgetExceededError before anything is sent;
+its expected cost is reported as avoided.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from legion_llm.llm.errors import BudgetExceededError, TokenBudgetError
-from legion_llm.llm.pricing import estimate_cost, model_info, worst_case_cost
+from legion_llm.llm.pricing import (
+    ModelInfo,
+    affordable_output,
+    cache_savings,
+    call_cost_bound,
+    estimate_cost,
+)
 
 
 @dataclass
 class Usage:
     """Token counts and estimated cost. `calls` counts billed Claude requests (a re-ask is one more);
-    `offline_calls` counts answers from the offline engine, which cost nothing."""
+    `offline_calls` counts answers from the offline engine, which cost nothing.
+
+    `input_tokens_estimated` sums the offline (cl100k, scaled) estimate of each call's input and
+    `input_tokens_counted` the exact count from the API's count_tokens endpoint where it answered
+    (`counted_calls` of them); the billed counts are `input_tokens` + the cache columns."""
 
     calls: int = 0
     input_tokens: int = 0
@@ -22,15 +39,21 @@ class Usage:
     cache_creation_input_tokens: int = 0
     estimated_cost_usd: float = 0.0
     offline_calls: int = 0
+    input_tokens_estimated: int = 0
+    input_tokens_counted: int = 0
+    counted_calls: int = 0
+    avoided_by_cache_usd: float = 0.0
+    avoided_by_cap_usd: float = 0.0
+    calls_refused_by_cap: int = 0
 
     def add(self, other: Usage) -> None:
-        self.calls += other.calls
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_read_input_tokens += other.cache_read_input_tokens
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens
-        self.estimated_cost_usd += other.estimated_cost_usd
-        self.offline_calls += other.offline_calls
+        for item in fields(self):
+            setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
+
+    def minus(self, other: Usage) -> Usage:
+        return Usage(
+            **{f.name: getattr(self, f.name) - getattr(other, f.name) for f in fields(self)}
+        )
 
     def copy(self) -> Usage:
         total = Usage()
@@ -39,7 +62,7 @@ class Usage:
 
 
 def call_usage(
-    model: str,
+    info: ModelInfo,
     *,
     input_tokens: int,
     output_tokens: int,
@@ -53,7 +76,13 @@ def call_usage(
         "cache_read_input_tokens": cache_read_input_tokens,
         "cache_creation_input_tokens": cache_creation_input_tokens,
     }
-    return Usage(calls=1, **counts, estimated_cost_usd=estimate_cost(model, **counts))
+    prompt = input_tokens + cache_read_input_tokens + cache_creation_input_tokens
+    saved = cache_savings(info, read=cache_read_input_tokens, written=cache_creation_input_tokens,
+                          prompt_tokens=prompt)  # fmt: skip
+    cost = estimate_cost(info, input_tokens=input_tokens, output_tokens=output_tokens,
+                         cache_read_input_tokens=cache_read_input_tokens,
+                         cache_creation_input_tokens=cache_creation_input_tokens)  # fmt: skip
+    return Usage(calls=1, **counts, estimated_cost_usd=cost, avoided_by_cache_usd=saved)
 
 
 @dataclass
@@ -70,23 +99,35 @@ class UsageMeter:
         if engine not in self.engines:
             self.engines.append(engine)
 
-    def check_cost(self, model: str, *, input_tokens: int, max_tokens: int) -> None:
-        """Raise BudgetExceededError when the next call, at its worst, could pass the cap."""
+    @property
+    def spent_usd(self) -> float:
+        return self.total.estimated_cost_usd
+
+    def reserve(
+        self, info: ModelInfo, *, input_tokens: int, expected_output: int, max_tokens: int
+    ) -> int:
+        """The max_tokens the next call may use: `max_tokens`, cut to what the money left under
+        the cap pays for. BudgetExceededError (nothing sent) when not even the expected output
+        fits; that call's expected cost is then counted as avoided."""
         if self.max_cost_usd is None:
-            return
-        next_call = worst_case_cost(model, input_tokens=input_tokens, max_tokens=max_tokens)
-        spent = self.total.estimated_cost_usd
-        if spent + next_call > self.max_cost_usd:
-            raise BudgetExceededError(
-                f"stopped before a call that could cost up to ${next_call:.4f}: "
-                f"${spent:.4f} spent of --max-cost ${self.max_cost_usd:.4f}",
-                data={
-                    "max_cost_usd": self.max_cost_usd,
-                    "spent_usd": round(spent, 6),
-                    "next_call_max_usd": round(next_call, 6),
-                    "usage": self.as_dict(),
-                },
-            )
+            return max_tokens
+        left = self.max_cost_usd - self.spent_usd
+        allowed = affordable_output(info, input_tokens=input_tokens, usd=left)
+        if allowed >= min(expected_output, max_tokens):
+            return min(max_tokens, allowed)
+        expected = call_cost_bound(info, input_tokens=input_tokens, output_tokens=expected_output)
+        self.total.avoided_by_cap_usd += expected
+        self.total.calls_refused_by_cap += 1
+        raise BudgetExceededError(
+            f"stopped before a call expected to cost about ${expected:.4f}: "
+            f"${self.spent_usd:.4f} spent of --max-cost ${self.max_cost_usd:.4f}",
+            data={
+                "max_cost_usd": self.max_cost_usd,
+                "spent_usd": round(self.spent_usd, 6),
+                "next_call_expected_usd": round(expected, 6),
+                "usage": self.as_dict(),
+            },
+        )
 
     def engine_label(self, default: str) -> str:
         return "+".join(self.engines) if self.engines else default
@@ -94,6 +135,7 @@ class UsageMeter:
     def as_dict(self, engine: str | None = None) -> dict[str, Any]:
         """The `usage` object every LLM command puts in its --json data."""
         total = self.total
+        avoided = total.avoided_by_cache_usd + total.avoided_by_cap_usd
         return {
             "calls": total.calls,
             "offline_calls": total.offline_calls,
@@ -101,16 +143,25 @@ class UsageMeter:
             "output_tokens": total.output_tokens,
             "cache_read_input_tokens": total.cache_read_input_tokens,
             "cache_creation_input_tokens": total.cache_creation_input_tokens,
+            "input_tokens_estimated": total.input_tokens_estimated,
+            "input_tokens_counted": total.input_tokens_counted if total.counted_calls else None,
             "estimated_cost_usd": round(total.estimated_cost_usd, 6),
+            "avoided_cost_usd": round(avoided, 6),
+            "avoided": {
+                "by_cache_usd": round(total.avoided_by_cache_usd, 6),
+                "by_cap_usd": round(total.avoided_by_cap_usd, 6),
+                "calls_refused_by_cap": total.calls_refused_by_cap,
+            },
+            "max_cost_usd": self.max_cost_usd,
             "engine": self.engine_label(engine or "none"),
             "model": self.model,
         }
 
 
-def input_budget(model: str, max_tokens: int, cap: int | None = None) -> int:
-    """Estimated input tokens a call may carry: the context window less the output, and at most `cap`.
-    Compare it with `tokens.with_safety(count)`, not the raw cl100k count."""
-    budget = model_info(model).context_tokens - max_tokens
+def input_budget(info: ModelInfo, max_tokens: int, cap: int | None = None) -> int:
+    """Input tokens a call may carry: the context window less the output, and at most `cap`.
+    Compare it with a scaled estimate (`info.scale(count)`), not the raw cl100k count."""
+    budget = info.context_tokens - max_tokens
     return max(0, min(budget, cap) if cap is not None else budget)
 
 

@@ -5,19 +5,26 @@ settings.json (every key optional):
     {"memory": {"llm": {
         "engine": "auto",              # auto | anthropic | claude-code | sampling | offline
                                        #   (sampling: inside `legion-llm mcp`)  env LEGION_LLM_ENGINE
-        "model": "claude-sonnet-4-6",  #                                    env LEGION_LLM_MODEL
+        "model": "claude-haiku-5-5",   # see pricing.DEFAULT_MODEL          env LEGION_LLM_MODEL
+        "price": null,                 # "IN/OUT" USD per MTok (unknown model)  env LEGION_LLM_PRICE
         "max_tokens": 4096,            # output tokens per call            env LEGION_LLM_MAX_TOKENS
-        "timeout_s": 60,               # one HTTP attempt                   env LEGION_LLM_TIMEOUT
-        "deadline_s": 180,             # one call, all retries included     env LEGION_LLM_DEADLINE
+        "stall_timeout_s": 30,         # no token for this long: retry      env LEGION_LLM_STALL_TIMEOUT
+        "timeout_s": 600,              # one streamed attempt, at most      env LEGION_LLM_TIMEOUT
+        "deadline_s": 180,             # no retry starts after this         env LEGION_LLM_DEADLINE
         "max_retry_sleep_s": 60,       # cap on one wait (retry-after too)  env LEGION_LLM_MAX_RETRY_SLEEP
         "max_attempts": 4,             # HTTP attempts per call             env LEGION_LLM_MAX_ATTEMPTS
-        "max_cost_usd": null,          # stop before a call past this       env LEGION_LLM_MAX_COST
+        "max_cost_usd": null,          # never pass this (USD per run)      env LEGION_LLM_MAX_COST
         "max_input_tokens": null,      # lower the model's input budget     env LEGION_LLM_MAX_INPUT_TOKENS
         "base_url": null,              # proxy or gateway                   env ANTHROPIC_BASE_URL
         "fallback_offline": true,      # use the offline step when Claude fails  env LEGION_LLM_FALLBACK
         "structured_output": "auto",   # auto | tool | json_schema         env LEGION_LLM_STRUCTURED
+        "effort": "auto",              # auto (per step) | low .. max       env LEGION_LLM_EFFORT
+        "count_tokens": true,          # exact counts from the API first    env LEGION_LLM_COUNT_TOKENS
         "claude_cli": null             # the `claude` executable (default: PATH)  env LEGION_LLM_CLAUDE
     }}}
+
+Requests are streamed: an attempt ends when no token arrives for `stall_timeout_s` (then it is
+retried), or at `timeout_s` even while tokens still arrive (a server that drips forever).
 
 A bad value in settings.json gives a warning and the default; a bad value in the environment or
 on the command line is a UsageError. The API key is read from ANTHROPIC_API_KEY (or
@@ -32,11 +39,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legion_llm.errors import UsageError
-from legion_llm.llm.pricing import DEFAULT_MODEL
+from legion_llm.llm.pricing import DEFAULT_MODEL, parse_price
 from legion_llm.llm.scrub import KEY_VARIABLES, remember
 
 ENGINE_CHOICES = ("auto", "anthropic", "claude-code", "sampling", "offline")
 STRUCTURED_CHOICES = ("auto", "tool", "json_schema")
+EFFORT_CHOICES = ("auto", "low", "medium", "high", "xhigh", "max")
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
 
@@ -44,8 +52,10 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 class LLMConfig:
     engine: str = "auto"
     model: str = DEFAULT_MODEL
+    price: tuple[float, float] | None = None
     max_tokens: int = 4096
-    timeout_s: float = 60.0
+    stall_timeout_s: float = 30.0
+    timeout_s: float = 600.0
     deadline_s: float = 180.0
     max_retry_sleep_s: float = 60.0
     max_attempts: int = 4
@@ -54,6 +64,8 @@ class LLMConfig:
     base_url: str | None = None
     fallback_offline: bool = True
     structured_output: str = "auto"
+    effort: str = "auto"
+    count_tokens: bool = True
     claude_cli: str | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     warnings: tuple[str, ...] = ()
@@ -155,6 +167,17 @@ def _flag(value: object) -> object:
     raise ValueError("must be true or false")
 
 
+def _price(value: object) -> object:
+    """`"3/15"`, `[3, 15]` or `{"input": 3, "output": 15}` -> (3.0, 15.0)."""
+    if isinstance(value, Mapping) and set(value) == {"input", "output"}:
+        value = f"{value['input']}/{value['output']}"
+    elif isinstance(value, list | tuple) and len(value) == 2:
+        value = f"{value[0]}/{value[1]}"
+    if not isinstance(value, str):
+        raise ValueError("must be IN/OUT, USD per million input and output tokens (e.g. 3/15)")
+    return parse_price(value)
+
+
 def _optional(parse: Callable[[object], object]) -> Callable[[object], object]:
     def wrapped(value: object) -> object:
         return None if value is None else parse(value)
@@ -166,7 +189,9 @@ def _optional(parse: Callable[[object], object]) -> Callable[[object], object]:
 FIELDS: dict[str, tuple[str, Callable[[object], object]]] = {
     "engine": ("LEGION_LLM_ENGINE", _choice(ENGINE_CHOICES)),
     "model": ("LEGION_LLM_MODEL", _text),
+    "price": ("LEGION_LLM_PRICE", _optional(_price)),
     "max_tokens": ("LEGION_LLM_MAX_TOKENS", _number(int, 1)),
+    "stall_timeout_s": ("LEGION_LLM_STALL_TIMEOUT", _number(float, 0, exclusive=True)),
     "timeout_s": ("LEGION_LLM_TIMEOUT", _number(float, 0, exclusive=True)),
     "deadline_s": ("LEGION_LLM_DEADLINE", _number(float, 0, exclusive=True)),
     "max_retry_sleep_s": ("LEGION_LLM_MAX_RETRY_SLEEP", _number(float, 0)),
@@ -176,6 +201,8 @@ FIELDS: dict[str, tuple[str, Callable[[object], object]]] = {
     "base_url": ("ANTHROPIC_BASE_URL", _optional(_text)),
     "fallback_offline": ("LEGION_LLM_FALLBACK", _flag),
     "structured_output": ("LEGION_LLM_STRUCTURED", _choice(STRUCTURED_CHOICES)),
+    "effort": ("LEGION_LLM_EFFORT", _choice(EFFORT_CHOICES)),
+    "count_tokens": ("LEGION_LLM_COUNT_TOKENS", _flag),
     "claude_cli": ("LEGION_LLM_CLAUDE", _optional(_text)),
 }
 

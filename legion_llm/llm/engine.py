@@ -3,9 +3,11 @@
 Engines: "anthropic" (Claude through the SDK, in claude_api/), "claude-code" (the user's own
 `claude` CLI, in claude_code/), "offline" (the deterministic step each pipeline registers in
 offline.py), and the FallbackEngine that puts a model engine and the offline one together: when
-the model is unreachable it says so once and the offline engine answers the rest of the run; when
 one answer is unusable (invalid twice, cut at max_tokens, refused) the offline step answers that
-one. `select_engine` turns `--engine auto|anthropic|claude-code|offline` into one of these.
+one, with a notice; when the model is unreachable or refuses the request, `auto` says so once
+and the offline engine answers the rest of the run, while an explicit `--engine anthropic`
+stops with that one line (exit 2 for a refused key, model or setting, else 4).
+`select_engine` turns `--engine auto|anthropic|claude-code|offline` into one of these.
 
 Every request is built by `EngineBase.request`, which redacts secrets from the rendered prompt
 (legion_llm/memory/redact/), so no engine, present or future, sends one.
@@ -46,6 +48,7 @@ class Request(Generic[T]):
     variables: Mapping[str, Any]
     context: Any = None
     max_tokens: int | None = None
+    expected_output_tokens: int | None = None  # the answer's likely length, for the cost cap
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,7 @@ class Engine(Protocol):
         *,
         context: Any = None,
         max_tokens: int | None = None,
+        expected_output_tokens: int | None = None,
     ) -> Answer[T]: ...
 
     def answer(self, request: Request[T]) -> Answer[T]: ...
@@ -152,10 +156,13 @@ class EngineBase:
         *,
         context: Any = None,
         max_tokens: int | None = None,
+        expected_output_tokens: int | None = None,
     ) -> Answer[T]:
         before = self.meter.total.copy()
-        answer = self.answer(self.request(schema, prompt_name, variables, context, max_tokens))
-        return replace(answer, usage=_minus(self.meter.total, before))
+        request = self.request(schema, prompt_name, variables, context, max_tokens,
+                               expected_output_tokens)  # fmt: skip
+        answer = self.answer(request)
+        return replace(answer, usage=self.meter.total.minus(before))
 
     def request(
         self,
@@ -164,17 +171,22 @@ class EngineBase:
         variables: Mapping[str, Any],
         context: Any = None,
         max_tokens: int | None = None,
+        expected_output_tokens: int | None = None,
     ) -> Request[T]:
         """The one place a request is built (an ask, a batch): the prompt rendered strictly, then
         every secret in the sent text replaced by its marker, with one notice saying which kinds."""
         rendered = load_prompt(prompt_name, self.prompts_dir).render(variables)
-        system, user = self.redactor.redact(rendered.system), self.redactor.redact(rendered.user)
+        parts = [
+            self.redactor.redact(t) for t in (rendered.system, rendered.context, rendered.user)
+        ]
         clean, _ = self.redactor.values({k: v for k, v in variables.items() if isinstance(v, str)})
-        kinds = list(dict.fromkeys(f.kind for f in (*system.findings, *user.findings)))
+        kinds = list(dict.fromkeys(f.kind for part in parts for f in part.findings))
         if kinds and self.name != "offline":  # the offline engine sends nothing: no notice
             self.notices.add(_redaction_notice(prompt_name, kinds, self.redactor.enabled))
-        rendered = replace(rendered, system=system.text, user=user.text)
-        return Request(schema, rendered, {**variables, **clean}, context, max_tokens)
+        system, stable, user = (part.text for part in parts)
+        rendered = replace(rendered, system=system, context=stable, user=user)
+        return Request(schema, rendered, {**variables, **clean}, context, max_tokens,
+                       expected_output_tokens)  # fmt: skip
 
     def answer(self, request: Request[T]) -> Answer[T]:
         raise NotImplementedError
@@ -194,10 +206,6 @@ def _redaction_notice(prompt_name: str, kinds: list[str], enabled: bool) -> str:
         f"notice: the {prompt_name!r} prompt holds secrets ({', '.join(kinds)}) and is sent as "
         "given: settings.json memory.redact.enabled is false"
     )
-
-
-def _minus(after: Usage, before: Usage) -> Usage:
-    return Usage(**{k: v - getattr(before, k) for k, v in vars(after).items()})
 
 
 class OfflineEngine(EngineBase):
@@ -224,10 +232,11 @@ class OfflineEngine(EngineBase):
 
 
 class FallbackEngine(EngineBase):
-    """Claude first; the offline step when Claude is unavailable (for the rest of the run) or when
-    one answer is unusable (for that answer). Each reason is one notice."""
+    """Claude first; the offline step when one answer is unusable (for that answer), and, unless
+    the engine was asked for explicitly, when Claude is unavailable (for the rest of the run).
+    Each reason is one notice."""
 
-    def __init__(self, primary: Engine, fallback: OfflineEngine) -> None:
+    def __init__(self, primary: Engine, fallback: OfflineEngine, *, explicit: bool = False) -> None:
         super().__init__(
             meter=primary.meter,
             notices=primary.notices,
@@ -236,6 +245,7 @@ class FallbackEngine(EngineBase):
         )
         self.primary = primary
         self.fallback = fallback
+        self.explicit = explicit
         self.down: str | None = None
 
     @property
@@ -254,6 +264,8 @@ class FallbackEngine(EngineBase):
         except (LLMUnavailableError, StructuredOutputError) as exc:
             if not self.fallback.registry.has(request.prompt.name):
                 raise
+            if self.explicit and isinstance(exc, LLMUnavailableError):
+                raise  # --engine anthropic: a failing engine is the command's failure
             reason = exc.message
             if isinstance(exc, LLMUnavailableError):
                 self.down = reason
@@ -292,17 +304,20 @@ def select_engine(
     claude_options: Mapping[str, Any] | None = None,
     redactor: Redactor | None = None,
 ) -> Engine:
-    """`auto` -> Claude (with offline fallback) when a key or token is set, else a logged-in
-    Claude Code (with offline fallback), else offline with one notice; `anthropic` without a key
-    -> NoApiKeyError; `claude-code` that cannot answer -> ClaudeCodeSetupError (no fallback);
-    `offline` -> the offline engine."""
+    """`offline` -> the offline engine. `anthropic` -> the Claude API, loud: no key is
+    NoApiKeyError and a failing Claude ends the command. `claude-code` -> the user's Claude Code,
+    loud: one that cannot answer is ClaudeCodeSetupError (no fallback). `auto`, in order: the
+    Claude API when a key or token is set, else a logged-in Claude Code, each with the offline
+    fallback; else offline with one notice. An unknown model without prices is
+    UnknownModelError for the Claude API either way."""
     config = config or resolve_llm_config(env=env)
     choice = (choice or config.engine).lower()
     if choice not in ENGINE_CHOICES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINE_CHOICES)}, not {choice!r}")
     meter = UsageMeter(max_cost_usd=config.max_cost_usd)
-    shared: dict[str, Any] = {"meter": meter, "notices": notices or Notices(), "redactor": redactor}
-    offline = OfflineEngine(registry, prompts_dir=prompts_dir, **shared)
+    shared: dict[str, Any] = {"meter": meter, "notices": notices or Notices(), "redactor": redactor,
+                              "prompts_dir": prompts_dir}  # fmt: skip
+    offline = OfflineEngine(registry, **shared)
     if choice == "offline":
         return offline
     if choice == "sampling":
@@ -311,8 +326,7 @@ def select_engine(
         )
     credential = find_credential(env)
     if choice == "claude-code" or (choice == "auto" and credential is None):
-        explicit = choice == "claude-code"
-        return _claude_code_or_offline(config, env, offline, explicit=explicit)
+        return _claude_code_or_offline(config, env, offline, explicit=choice == "claude-code")
     if credential is None:
         raise NoApiKeyError(
             "--engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN in the environment"
@@ -320,10 +334,10 @@ def select_engine(
     from legion_llm.llm.claude_api.client import ClaudeEngine
 
     meter.model = config.model
-    claude = ClaudeEngine(
-        config, credential, prompts_dir=prompts_dir, **shared, **(claude_options or {})
-    )
-    return FallbackEngine(claude, offline) if config.fallback_offline else claude
+    claude = ClaudeEngine(config, credential, **shared, **(claude_options or {}))
+    if not config.fallback_offline:
+        return claude
+    return FallbackEngine(claude, offline, explicit=choice == "anthropic")
 
 
 def _claude_code_or_offline(

@@ -26,6 +26,12 @@ class NoApiKeyError(LLMError):
     exit_code = EXIT_USAGE
 
 
+class UnknownModelError(LLMError):
+    """The model is not in the price table and no prices were given (--price IN/OUT)."""
+
+    exit_code = EXIT_USAGE
+
+
 class LLMUnavailableError(LLMError):
     """Claude could not be reached or refused the request (after the retries the policy allows)."""
 
@@ -40,6 +46,13 @@ class LLMUnavailableError(LLMError):
         super().__init__(message, data={"status": status, "attempts": attempts, **(data or {})})
         self.status = status
         self.attempts = attempts
+
+
+class RequestRejectedError(LLMUnavailableError):
+    """The API refused the request itself (HTTP 400, 401, 402, 403 or 404): a key, a model name
+    or a setting the user must fix. `auto` still falls back; an explicit engine stops (exit 2)."""
+
+    exit_code = EXIT_USAGE
 
 
 class StructuredOutputError(LLMError):

@@ -2,9 +2,11 @@
 
 The format is documented in prompts/README.md. In short: text above the `# system` line is a
 note for people and is not sent; the system part must not contain placeholders (it is the
-stable block that carries `cache_control`); the user part holds `{{name}}` placeholders, and
-rendering fails when a variable is missing, unused, or not a string. Substitution is a single
-pass, so a value that itself contains `{{x}}` is sent as written.
+stable block that can carry `cache_control`); an optional `# context` part holds the large input
+that stays the same across a re-ask (sent first in the user message, as its own cacheable
+block); the `# user` part holds the rest. Both may use `{{name}}` placeholders, and rendering
+fails when a variable is missing, unused, or not a string. Substitution is a single pass, so a
+value that itself contains `{{x}}` is sent as written.
 
 Each prompt's identity is the sha256 of its file text (line endings normalised to LF), so a
 result can say exactly which prompt produced it.
@@ -21,6 +23,7 @@ from pathlib import Path
 from legion_llm.llm.errors import PromptError
 
 SYSTEM_MARK = "# system"
+CONTEXT_MARK = "# context"
 USER_MARK = "# user"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _VARIABLE = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -29,12 +32,14 @@ _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 @dataclass(frozen=True)
 class RenderedPrompt:
-    """What is sent: the stable system text and the user text with every variable filled in."""
+    """What is sent: the stable system text, the stable context (may be empty) and the per-call
+    user text, with every variable filled in."""
 
     name: str
     sha256: str
     system: str
     user: str
+    context: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class Prompt:
     system: str
     user_template: str
     variables: frozenset[str]
+    context_template: str = ""
 
     def render(self, variables: Mapping[str, object]) -> RenderedPrompt:
         """Fill the user part; a missing, unused or non-string variable is a PromptError."""
@@ -69,7 +75,8 @@ class Prompt:
             return str(variables[match.group(1).strip()])
 
         user = _PLACEHOLDER.sub(fill, self.user_template)
-        return RenderedPrompt(self.name, self.sha256, self.system, user)
+        context = _PLACEHOLDER.sub(fill, self.context_template)
+        return RenderedPrompt(self.name, self.sha256, self.system, user, context)
 
 
 def prompt_path(name: str, directory: Path | None = None) -> Path:
@@ -99,16 +106,18 @@ def load_prompt(name: str, directory: Path | None = None) -> Prompt:
 def parse_prompt(name: str, raw: str, path: Path) -> Prompt:
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    system, user = _split(name, text)
+    system, context, user = _split(name, text)
     if _PLACEHOLDER.search(system):
         raise PromptError(
             f"prompt {name!r}: the # system part must not hold placeholders (it is the cached block)"
         )
-    names = {_check_placeholder(name, m.group(1)) for m in _PLACEHOLDER.finditer(user)}
-    return Prompt(name, path, digest, system, user, frozenset(names))
+    found = _PLACEHOLDER.finditer(context + "\n" + user)
+    names = {_check_placeholder(name, m.group(1)) for m in found}
+    return Prompt(name, path, digest, system, user, frozenset(names), context)
 
 
-def _split(name: str, text: str) -> tuple[str, str]:
+def _split(name: str, text: str) -> tuple[str, str, str]:
+    """(system, context, user): the parts after `# system`, the optional `# context`, `# user`."""
     lines = text.split("\n")
     stripped = [line.rstrip() for line in lines]
     if SYSTEM_MARK not in stripped:
@@ -117,11 +126,19 @@ def _split(name: str, text: str) -> tuple[str, str]:
     if USER_MARK not in stripped[start + 1 :]:
         raise PromptError(f"prompt {name!r} has no '{USER_MARK}' line after '{SYSTEM_MARK}'")
     middle = stripped.index(USER_MARK, start + 1)
-    system = "\n".join(lines[start + 1 : middle]).strip("\n")
+    context_at = (
+        stripped.index(CONTEXT_MARK, start + 1)
+        if CONTEXT_MARK in stripped[start + 1 : middle]
+        else middle
+    )
+    system = "\n".join(lines[start + 1 : context_at]).strip("\n")
+    context = "\n".join(lines[context_at + 1 : middle]).strip("\n") if context_at < middle else ""
     user = "\n".join(lines[middle + 1 :]).strip("\n")
     if not system.strip() or not user.strip():
         raise PromptError(f"prompt {name!r}: the # system and # user parts must both have text")
-    return system, user
+    if context_at < middle and not context.strip():
+        raise PromptError(f"prompt {name!r}: the # context part is empty (drop the line)")
+    return system, context, user
 
 
 def _check_placeholder(prompt: str, inner: str) -> str:

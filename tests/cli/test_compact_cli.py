@@ -9,7 +9,9 @@ from tests.pipeline.compaction_cases import copy_case, fingerprint
 from tests.pipeline.test_verify import HAND_MADE
 
 USAGE_KEYS = {"calls", "offline_calls", "input_tokens", "output_tokens", "cache_read_input_tokens",
-              "cache_creation_input_tokens", "estimated_cost_usd", "engine", "model"}  # fmt: skip
+              "cache_creation_input_tokens", "input_tokens_estimated", "input_tokens_counted",
+              "estimated_cost_usd", "avoided_cost_usd", "avoided", "max_cost_usd", "engine",
+              "model"}  # fmt: skip
 
 
 def test_compact_json_envelope(cli: Any, tmp_path: Path) -> None:

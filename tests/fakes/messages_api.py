@@ -323,6 +323,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _head(self, status: int, content_type: str, headers: Mapping[str, str]) -> None:
         self.send_response(status)
         self.send_header("content-type", content_type)
+        # one request per connection: a client never keeps a pooled socket to a fake that is
+        # gone (which would surface later as an unclosed-socket ResourceWarning)
+        self.send_header("connection", "close")
+        self.close_connection = True
         self.send_header("request-id", f"req_fake_{len(self.fake.requests):04d}")
         for name, value in headers.items():
             self.send_header(name, value)
@@ -350,7 +354,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _stall(self, reply: Reply) -> bool:
         """Stop sending for `stall_s`; then carry on, send an error event, or hang up."""
         self.wfile.flush()
-        if not self.fake.sleep(reply.stall_s) or reply.then == "close":
+        if not self._wait(reply) or reply.then == "close":
             self.close_connection = True
             return False
         if reply.stream_error is not None:
@@ -360,6 +364,19 @@ class _Handler(BaseHTTPRequestHandler):
             )
             self._chunk(b"")
             return False
+        return True
+
+    def _wait(self, reply: Reply) -> bool:
+        """Sit out the stall, sending a ping every `ping_every_s` if asked; False if stopping."""
+        if reply.ping_every_s <= 0:
+            return self.fake.sleep(reply.stall_s)
+        waited = 0.0
+        while waited < reply.stall_s:
+            step = min(reply.ping_every_s, reply.stall_s - waited)
+            if not self.fake.sleep(step):
+                return False
+            waited += step
+            self._chunk(sse("ping", {"type": "ping"}))
         return True
 
     def _chunk(self, data: bytes) -> None:

@@ -11,7 +11,8 @@ A Reply is a script for one response. Most tests use a builder:
 
 and options that change how it is delivered: `delay_s` (before the headers), `drip_s` (between
 stream events: a slow token drip), `stall_after` + `stall_s` (stop sending for a while after that
-many events; then `then="continue"` or `"close"` the connection), `stream_error` (an `error`
+many events; then `then="continue"` or `"close"` the connection; with `ping_every_s` the stall
+keeps the connection alive with `ping` events and no tokens), `stream_error` (an `error`
 event after `stall_after` events, as the API sends for an overload mid-stream), `thinking`
 (a thinking block first, billed as output), `stop_reason` and `usage` (overrides).
 """
@@ -54,6 +55,7 @@ class Reply:
     stall_after: int | None = None
     stall_s: float = 0.0
     then: Literal["continue", "close"] = "continue"
+    ping_every_s: float = 0.0
     stream_error: tuple[str, str] | None = None
     chunk_chars: int = 40
 

@@ -2,7 +2,10 @@
 
 anthropic 2.x sends through httpx2 -> httpcore2, which plain respx does not patch. The small
 mocker below registers "httpcore2" with respx (see shared/design/sdk-notes.md, option B); routes
-still return plain `httpx.Response` objects. No test here reaches the network or needs a real key.
+still return plain `httpx.Response` objects. Every call is streamed, so a reply is the event
+stream the API sends for a message (built by tests/fakes/replies.py, the loopback fake's own
+encoder). The `api` router answers count_tokens with a fixed count unless a test overrides it.
+No test here reaches the network or needs a real key.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import httpcore2
@@ -23,9 +27,13 @@ from legion_llm.llm.config import LLMConfig, resolve_llm_config
 from legion_llm.llm.engine import Engine, Notices, select_engine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.selftest import PROMPT, selftest_offline
+from tests.fakes import FakeMessagesAPI
+from tests.fakes.replies import sse, stream_events
 
 API = "https://api.anthropic.com"
 TEST_KEY = "sk-ant-test-0123456789-DO-NOT-LEAK"
+TOOL_MODEL = "claude-sonnet-4-6"  # a forced-tool model; the `claude` fixture's default
+COUNTED = 100  # what the `api` router's count_tokens answers
 
 
 class HTTPCore2Mocker(HTTPCoreMocker):
@@ -61,7 +69,7 @@ def message(
     content: list[dict[str, Any]],
     *,
     stop_reason: str = "tool_use",
-    model: str = "claude-sonnet-4-6",
+    model: str = TOOL_MODEL,
     usage: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     return {
@@ -76,6 +84,14 @@ def message(
     }
 
 
+def stream_reply(reply: dict[str, Any], chunk_chars: int = 40) -> httpx.Response:
+    """The event stream the API sends for the message `reply`."""
+    reply = {**reply, "usage": {"cache_read_input_tokens": 0, "cache_creation_input_tokens": 0,
+                                **reply["usage"]}}  # fmt: skip
+    events = b"".join(sse(name, data) for name, data in stream_events(reply, chunk_chars))
+    return httpx.Response(200, content=events, headers={"content-type": "text/event-stream"})
+
+
 def tool_reply(tool_input: dict[str, Any], **kwargs: Any) -> httpx.Response:
     block = {
         "type": "tool_use",
@@ -83,12 +99,12 @@ def tool_reply(tool_input: dict[str, Any], **kwargs: Any) -> httpx.Response:
         "name": "record_self_test_reply",
         "input": tool_input,
     }
-    return httpx.Response(200, json=message([block], **kwargs))
+    return stream_reply(message([block], **kwargs))
 
 
 def text_reply(text: str, **kwargs: Any) -> httpx.Response:
     kwargs.setdefault("stop_reason", "end_turn")
-    return httpx.Response(200, json=message([{"type": "text", "text": text}], **kwargs))
+    return stream_reply(message([{"type": "text", "text": text}], **kwargs))
 
 
 def error_reply(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -134,9 +150,11 @@ def _no_real_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     import anthropic._base_client
 
     import legion_llm.llm.claude_api.client
+    import legion_llm.llm.claude_api.http
 
     monkeypatch.setattr(anthropic._base_client, "time", _TimeWithoutSleep())
     monkeypatch.setattr(legion_llm.llm.claude_api.client, "time", _TimeWithoutSleep())
+    monkeypatch.setattr(legion_llm.llm.claude_api.http, "time", _TimeWithoutSleep())
 
 
 @pytest.fixture
@@ -144,6 +162,9 @@ def api() -> Iterator[respx.MockRouter]:
     with respx.mock(
         using="httpcore2", base_url=API, assert_all_called=False, assert_all_mocked=True
     ) as router:
+        router.post("/v1/messages/count_tokens").mock(
+            return_value=httpx.Response(200, json={"input_tokens": COUNTED})
+        )
         yield router
 
 
@@ -168,12 +189,14 @@ def collected() -> Notices:
 def claude(
     fake_time: FakeTime, registry: OfflineRegistry, collected: Notices
 ) -> Callable[..., Engine]:
-    """make(**settings) -> an engine selected as `--engine anthropic` with a test key."""
+    """make(**settings) -> an engine selected as `--engine anthropic` with a test key (model
+    TOOL_MODEL unless `model=` says otherwise)."""
 
     def make(
         engine: str = "anthropic", env: dict[str, str] | None = None, **settings: Any
     ) -> Engine:
         env = {"ANTHROPIC_API_KEY": TEST_KEY} if env is None else env
+        settings.setdefault("model", TOOL_MODEL)
         config: LLMConfig = resolve_llm_config(settings, env=env)
         return select_engine(
             engine,
@@ -183,5 +206,29 @@ def claude(
             notices=collected,
             claude_options={"sleep": fake_time.sleep, "clock": fake_time.clock},
         )
+
+    return make
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeMessagesAPI]:
+    """The loopback fake of the Messages API (tests/fakes), started for one test."""
+    with FakeMessagesAPI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def on_fake(
+    fake_api: FakeMessagesAPI, fake_time: FakeTime, registry: OfflineRegistry, collected: Notices
+) -> Callable[..., Engine]:
+    """make(engine="anthropic", **settings) -> an engine whose base URL is the loopback fake
+    (default model, waits between retries recorded in fake_time instead of slept)."""
+
+    def make(engine: str = "anthropic", prompts_dir: Path | None = None, **settings: Any) -> Engine:
+        env = {"ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": fake_api.base_url}
+        config = resolve_llm_config(settings, env=env)
+        return select_engine(engine, config, env=env, registry=registry, notices=collected,
+                             prompts_dir=prompts_dir,
+                             claude_options={"sleep": fake_time.sleep, "clock": fake_time.clock})  # fmt: skip
 
     return make

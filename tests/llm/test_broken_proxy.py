@@ -45,7 +45,7 @@ def test_a_200_that_is_not_an_answer_falls_back_with_one_notice(
     name: str, api: respx.MockRouter, claude: Make, collected: Notices
 ) -> None:
     api.post("/v1/messages").mock(return_value=NOT_ANSWERS[name])
-    engine = claude()
+    engine = claude("auto")  # an explicit --engine anthropic stops instead (one error line)
     for word in ("legion", "memory"):
         assert engine.ask(SelfTestReply, PROMPT, {"word": word}).engine == "offline"
     assert len(collected.messages) == 1

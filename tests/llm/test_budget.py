@@ -13,50 +13,17 @@ from legion_llm.llm.budget import (
     pack_chunks,
 )
 from legion_llm.llm.errors import BudgetExceededError, TokenBudgetError
-from legion_llm.llm.pricing import DEFAULT_MODEL, MODELS, estimate_cost, model_info, worst_case_cost
+from legion_llm.llm.pricing import DEFAULT_MODEL, model_info
 
 USAGE_KEYS = {"calls", "input_tokens", "output_tokens", "cache_read_input_tokens",
-              "cache_creation_input_tokens", "estimated_cost_usd", "engine", "model"}  # fmt: skip
-
-
-def test_default_model_is_priced_and_not_deprecated() -> None:
-    from anthropic._data import DEPRECATED_MODELS
-    from anthropic.types.model_param import ModelParam
-
-    assert DEFAULT_MODEL in MODELS
-    assert DEFAULT_MODEL in ModelParam.__args__[0].__args__  # type: ignore[attr-defined]
-    assert not set(MODELS) & set(DEPRECATED_MODELS)
-
-
-def test_prices() -> None:
-    assert estimate_cost("claude-sonnet-4-6", input_tokens=1_000_000) == pytest.approx(3.0)
-    assert estimate_cost("claude-sonnet-4-6", output_tokens=1_000_000) == pytest.approx(15.0)
-    assert estimate_cost("claude-sonnet-4-6", cache_read_input_tokens=1_000_000) == pytest.approx(
-        0.3
-    )
-    assert estimate_cost(
-        "claude-haiku-4-5", cache_creation_input_tokens=1_000_000
-    ) == pytest.approx(1.25)
-
-
-def test_unknown_model_is_priced_at_the_highest_rates() -> None:
-    info = model_info("claude-future-9")
-    assert not info.known and info.structured == "tool"
-    assert info.output_per_mtok == max(m.output_per_mtok for m in MODELS.values())
-
-
-def test_worst_case_uses_the_dearer_input_price_and_full_output() -> None:
-    # sonnet 4.6: cache write 3.75 > input 3.00
-    assert worst_case_cost("claude-sonnet-4-6", input_tokens=1000, max_tokens=100) == pytest.approx(
-        (1000 * 3.75 + 100 * 15) / 1e6
-    )
+              "cache_creation_input_tokens", "estimated_cost_usd", "avoided_cost_usd",
+              "input_tokens_estimated", "input_tokens_counted", "engine", "model"}  # fmt: skip
+SONNET = model_info("claude-sonnet-5-5")  # 2 / 10 per MTok, writes 2.50, reads 0.10
 
 
 def test_usage_adds_up() -> None:
     total = Usage()
-    total.add(
-        call_usage(DEFAULT_MODEL, input_tokens=10, output_tokens=5, cache_read_input_tokens=7)
-    )
+    total.add(call_usage(SONNET, input_tokens=10, output_tokens=5, cache_read_input_tokens=7))
     total.add(Usage(offline_calls=1))
     assert (
         total.calls,
@@ -64,32 +31,46 @@ def test_usage_adds_up() -> None:
         total.cache_read_input_tokens,
         total.offline_calls,
     ) == (1, 10, 7, 1)
-    assert total.estimated_cost_usd == pytest.approx((10 * 3 + 5 * 15 + 7 * 0.3) / 1e6)
+    assert total.estimated_cost_usd == pytest.approx((10 * 2 + 5 * 10 + 7 * 0.1) / 1e6)
+    assert total.avoided_by_cache_usd == pytest.approx(7 * (2 - 0.1) / 1e6)
 
 
 def test_usage_object_has_the_documented_keys() -> None:
     meter = UsageMeter(model=DEFAULT_MODEL)
-    meter.record(call_usage(DEFAULT_MODEL, input_tokens=1, output_tokens=1), "anthropic")
+    meter.record(
+        call_usage(model_info(DEFAULT_MODEL), input_tokens=1, output_tokens=1), "anthropic"
+    )
     data = meter.as_dict("anthropic")
     assert set(data) >= USAGE_KEYS
     assert data["engine"] == "anthropic" and data["model"] == DEFAULT_MODEL and data["calls"] == 1
 
 
-def test_max_cost_check() -> None:
+def test_cap_reserves_the_expected_output_not_max_tokens() -> None:
     meter = UsageMeter(max_cost_usd=0.01)
-    meter.check_cost(DEFAULT_MODEL, input_tokens=1000, max_tokens=100)  # 0.00525 fits
-    meter.record(Usage(calls=1, estimated_cost_usd=0.005), "anthropic")
-    with pytest.raises(BudgetExceededError) as caught:
-        meter.check_cost(DEFAULT_MODEL, input_tokens=1000, max_tokens=100)
-    assert caught.value.data["spent_usd"] == 0.005
-    assert caught.value.data["next_call_max_usd"] == pytest.approx(0.00525)
-    UsageMeter().check_cost(DEFAULT_MODEL, input_tokens=10**9, max_tokens=10**6)  # no cap
+    # a full 4096-token answer would cost 0.0025 + 0.041: more than the cap; 500 fit easily
+    allowed = meter.reserve(SONNET, input_tokens=1000, expected_output=500, max_tokens=4096)
+    assert 500 <= allowed < 4096
+    assert SONNET.rates.output * allowed / 1e6 + 1000 * 2.5 / 1e6 <= 0.01  # never past the cap
+    assert UsageMeter().reserve(SONNET, input_tokens=10**9, expected_output=10, max_tokens=99) == 99
+
+
+def test_cap_refuses_a_call_whose_expected_answer_no_longer_fits() -> None:
+    meter = UsageMeter(max_cost_usd=0.01)
+    meter.record(Usage(calls=1, estimated_cost_usd=0.008), "anthropic")
+    with pytest.raises(BudgetExceededError, match="--max-cost") as caught:
+        meter.reserve(SONNET, input_tokens=1000, expected_output=500, max_tokens=4096)
+    expected = (1000 * 2.5 + 500 * 10) / 1e6
+    assert caught.value.data["spent_usd"] == 0.008
+    assert caught.value.data["next_call_expected_usd"] == pytest.approx(expected)
+    data = meter.as_dict()
+    assert data["avoided"]["by_cap_usd"] == pytest.approx(expected)
+    assert data["avoided"]["calls_refused_by_cap"] == 1 and data["max_cost_usd"] == 0.01
 
 
 def test_input_budget() -> None:
-    assert input_budget("claude-sonnet-4-6", 4096) == 200_000 - 4096
-    assert input_budget("claude-sonnet-4-6", 4096, cap=50_000) == 50_000
-    assert input_budget("claude-sonnet-5-5", 4096) == 1_000_000 - 4096
+    assert input_budget(model_info("claude-sonnet-4-5"), 4096) == 200_000 - 4096
+    assert input_budget(model_info("claude-sonnet-4-6"), 4096) == 1_000_000 - 4096
+    assert input_budget(SONNET, 4096, cap=50_000) == 50_000
 
 
 def test_check_fits_stops_and_never_truncates() -> None:

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import respx
 
-from tests.llm.conftest import TEST_KEY, error_reply, tool_reply
+from legion_llm.llm.pricing import DEFAULT_MODEL
+from tests.llm.conftest import COUNTED, TEST_KEY, error_reply, text_reply, tool_reply
 
 USAGE_KEYS = {"calls", "input_tokens", "output_tokens", "cache_read_input_tokens",
               "cache_creation_input_tokens", "estimated_cost_usd", "engine", "model"}  # fmt: skip
@@ -23,7 +24,10 @@ def test_check_without_a_key_picks_offline(cli: Any, project: Path) -> None:
     data = result.json["data"]
     assert data["engine"]["selected"] == "offline" and data["engine"]["requested"] == "auto"
     assert data["credential"] == {"configured": False, "variable": None}
-    assert data["model"]["name"] == "claude-sonnet-4-6" and data["model"]["source"] == "default"
+    assert data["model"]["name"] == DEFAULT_MODEL and data["model"]["source"] == "default"
+    assert (
+        data["model"]["price"]["input_per_mtok"] == 0.10 and data["model"]["thinking"] == "disable"
+    )
     assert data["api_called"] is False and data["ready"] is True
     assert set(data["usage"]) >= USAGE_KEYS and data["usage"]["calls"] == 0
 
@@ -77,10 +81,26 @@ def test_check_reports_sources(cli: Any, project: Path, monkeypatch: pytest.Monk
     assert flagged.json["data"]["model"]["source"] == "flag"
 
 
-def test_check_warns_about_an_unknown_model(cli: Any, project: Path) -> None:
-    data = cli("llm", "check", "--root", project, "--model", "claude-next", "--json").json["data"]
-    assert data["ready"] is True and data["model"]["known"] is False
-    assert "not in the price table" in data["problems"][0]
+def test_check_refuses_an_unknown_model_without_a_price(
+    cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offline = cli("llm", "check", "--root", project, "--model", "claude-next", "--engine",
+                  "offline", "--json")  # fmt: skip
+    assert offline.exit_code == 0 and offline.json["data"]["problems"][0].startswith("note: model")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+    result = cli("llm", "check", "--root", project, "--model", "claude-next", "--json")
+    data = result.json["data"]
+    assert result.exit_code == 1 and data["ready"] is False and data["model"]["known"] is False
+    assert data["problems"][0].startswith("error: model 'claude-next' is not in the price table")
+    assert "--price IN/OUT" in data["problems"][0] and data["model"]["price"] is None
+    priced = cli("llm", "check", "--root", project, "--model", "claude-next", "--price", "3/15",
+                 "--json")  # fmt: skip
+    assert priced.exit_code == 0 and priced.json["data"]["ready"] is True
+    assert priced.json["data"]["model"]["price"] == {
+        "input_per_mtok": 3.0, "output_per_mtok": 15.0, "cache_write_per_mtok": 3.75,
+        "cache_read_per_mtok": pytest.approx(0.3), "source": "flag"}  # fmt: skip
+    bad = cli("llm", "check", "--root", project, "--price", "cheap")
+    assert bad.exit_code == 2 and "--price must be IN/OUT" in bad.stderr
 
 
 def test_bad_engine_flag_is_a_usage_error(cli: Any, project: Path) -> None:
@@ -141,18 +161,21 @@ def test_selftest_over_http_reports_usage(
     usage = {"input_tokens": 300, "output_tokens": 40, "cache_read_input_tokens": 0,
              "cache_creation_input_tokens": 250}  # fmt: skip
     route = api.post("/v1/messages").mock(
-        return_value=tool_reply({"echo": "legion", "length": 6}, usage=usage)
+        return_value=text_reply('{"echo": "legion", "length": 6}', usage=usage)
     )
     result = cli("llm", "selftest", "--root", project, "--json", "--max-cost", "1")
     assert result.exit_code == 0, result.stderr
     data = result.json["data"]
     assert route.call_count == 1 and data["passed"] is True and data["engine"] == "anthropic"
-    assert data["usage"] == {
-        "calls": 1, "offline_calls": 0, "input_tokens": 300, "output_tokens": 40,
+    # the default model, Haiku 5.5: 0.10 / 0.50 per MTok, writes 0.125
+    assert {k: data["usage"][k] for k in USAGE_KEYS} == {
+        "calls": 1, "input_tokens": 300, "output_tokens": 40,
         "cache_read_input_tokens": 0, "cache_creation_input_tokens": 250,
-        "estimated_cost_usd": round((300 * 3 + 40 * 15 + 250 * 3.75) / 1e6, 6),
-        "engine": "anthropic", "model": "claude-sonnet-4-6",
+        "estimated_cost_usd": round((300 * 0.10 + 40 * 0.50 + 250 * 0.125) / 1e6, 6),
+        "engine": "anthropic", "model": DEFAULT_MODEL,
     }  # fmt: skip
+    assert data["usage"]["input_tokens_counted"] == COUNTED
+    assert data["usage"]["input_tokens_estimated"] > 0
     assert TEST_KEY not in result.stdout + result.stderr
 
 

@@ -18,6 +18,7 @@ from legion_llm.llm.claude_code.envelope import (
 from legion_llm.llm.config import resolve_llm_config
 from legion_llm.llm.engine import Engine, FallbackEngine, Notices, OfflineEngine, select_engine
 from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, NoToolCallError
+from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from tests.llm.claude_stub import StubClaude, answer, option, reply
@@ -56,7 +57,7 @@ def test_a_success_follows_the_real_argv_and_reports_the_cli_cost(stub: StubClau
     call = stub.print_calls()[0]
     argv = call["argv"]
     assert argv[:4] == ["-p", "--output-format", "json", "--json-schema"]
-    assert option(argv, "--model") == "claude-sonnet-4-6" and option(argv, "--tools") == ""
+    assert option(argv, "--model") == DEFAULT_MODEL and option(argv, "--tools") == ""
     assert "--no-session-persistence" in argv and "--max-budget-usd" not in argv
     prompt = load_prompt(PROMPT).render({"word": "legion"})
     assert option(argv, "--system-prompt") == prompt.system  # ours replaces the default

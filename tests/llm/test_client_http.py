@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import httpcore2
-import httpx
 import pytest
 import respx
 
@@ -22,6 +22,7 @@ from legion_llm.llm.errors import (
     OutputTruncatedError,
     RefusalError,
 )
+from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.resources import prompts_dir
 from tests.llm.conftest import (
@@ -30,6 +31,7 @@ from tests.llm.conftest import (
     body,
     error_reply,
     message,
+    stream_reply,
     text_reply,
     tool_reply,
 )
@@ -51,7 +53,7 @@ def test_success_with_a_tool_block(api: respx.MockRouter, claude: Make) -> None:
          {"type": "tool_use", "id": "toolu_1", "name": "record_self_test_reply", "input": GOOD}],
         usage=usage,
     )  # fmt: skip
-    route = api.post("/v1/messages").mock(return_value=httpx.Response(200, json=reply))
+    route = api.post("/v1/messages").mock(return_value=stream_reply(reply, chunk_chars=3))
     engine = claude(fallback_offline=False)
 
     answer = ask(engine)
@@ -59,23 +61,23 @@ def test_success_with_a_tool_block(api: respx.MockRouter, claude: Make) -> None:
     assert answer.output == SelfTestReply(echo="legion", length=6)
     assert route.call_count == 1
     sent = body(route.calls[0])
-    assert sent["model"] == "claude-sonnet-4-6"
+    assert sent["model"] == "claude-sonnet-4-6" and sent["stream"] is True
+    assert sent["output_config"] == {"effort": "low"} and "thinking" not in sent
     assert sent["tool_choice"] == {
         "type": "tool", "name": "record_self_test_reply", "disable_parallel_tool_use": True
     }  # fmt: skip
     assert sent["tools"][0]["name"] == "record_self_test_reply"
     assert sent["tools"][0]["input_schema"]["required"] == ["echo", "length"]
     assert sent["tools"][0]["input_schema"]["additionalProperties"] is False
-    # the stable system block carries cache_control; the prompt text is the hashed file's text
+    # the prompt text is the hashed file's text; the system prompt is far below the model's
+    # minimum cacheable length (1,024), so it carries no cache marker
     raw = (prompts_dir() / "selftest.md").read_text(encoding="utf-8")
     assert answer.prompt_sha256 == hashlib.sha256(raw.encode()).hexdigest()
     assert sent["system"] == [
-        {"type": "text", "text": raw.split("# system\n")[1].split("\n\n# user")[0],
-         "cache_control": {"type": "ephemeral"}}
+        {"type": "text", "text": raw.split("# system\n")[1].split("\n\n# user")[0]}
     ]  # fmt: skip
-    assert sent["messages"] == [
-        {"role": "user", "content": raw.split("# user\n")[1].strip().replace("{{word}}", "legion")}
-    ]
+    user = raw.split("# user\n")[1].strip().replace("{{word}}", "legion")
+    assert sent["messages"] == [{"role": "user", "content": [{"type": "text", "text": user}]}]
     headers = route.calls[0].request.headers
     assert headers["authorization"] == f"Bearer {TEST_KEY}"
     assert headers["x-stainless-retry-count"] == "0"
@@ -128,7 +130,7 @@ def test_500_until_the_deadline_then_offline_with_one_notice(
     api: respx.MockRouter, claude: Make, fake_time: FakeTime, collected: Notices
 ) -> None:
     route = api.post("/v1/messages").mock(return_value=error_reply(500, {"retry-after-ms": "1000"}))
-    engine = claude(deadline_s=3, max_attempts=50)
+    engine = claude("auto", deadline_s=3, max_attempts=50)
     assert isinstance(engine, FallbackEngine)
 
     first = ask(engine)
@@ -150,15 +152,16 @@ def test_500_until_the_deadline_then_offline_with_one_notice(
     assert engine.meter.as_dict()["offline_calls"] == 2
 
 
-def test_each_attempt_timeout_is_cut_to_the_time_left(
+def test_each_attempt_reads_with_the_stall_timeout_not_a_fixed_one(
     api: respx.MockRouter, claude: Make, fake_time: FakeTime
 ) -> None:
     route = api.post("/v1/messages").mock(
         side_effect=[error_reply(500, {"retry-after": "7"}), tool_reply(GOOD)]
     )
-    ask(claude(fallback_offline=False, timeout_s=30, deadline_s=10, max_retry_sleep_s=8))
-    timeouts = [call.request.extensions["timeout"]["read"] for call in route.calls]
-    assert timeouts == [pytest.approx(10), pytest.approx(3)]
+    ask(claude(fallback_offline=False, stall_timeout_s=12, deadline_s=10, max_retry_sleep_s=8))
+    timeouts = [call.request.extensions["timeout"] for call in route.calls]
+    assert [t["read"] for t in timeouts] == [12, 12]  # not cut to the deadline left
+    assert fake_time.sleeps == [7]
 
 
 def test_timeout_is_retried_then_typed(api: respx.MockRouter, claude: Make) -> None:
@@ -320,7 +323,8 @@ def test_max_cost_stops_before_the_first_call(api: respx.MockRouter, claude: Mak
 def test_max_cost_stops_before_the_reask(api: respx.MockRouter, claude: Make) -> None:
     pricey = {"input_tokens": 1000, "output_tokens": 1000}  # $0.018 on sonnet 4.6
     route = api.post("/v1/messages").mock(return_value=tool_reply({"echo": 1}, usage=pricey))
-    engine = claude(max_cost_usd=0.02, max_tokens=100, fallback_offline=True)
+    # $0.001 left: not even 100 output tokens after the input (100 counted, at the write rate)
+    engine = claude(max_cost_usd=0.019, max_tokens=100, fallback_offline=True)
     with pytest.raises(BudgetExceededError):  # never turned into an offline fallback
         ask(engine)
     assert route.call_count == 1
@@ -350,8 +354,14 @@ def test_the_key_never_shows(api: respx.MockRouter, claude: Make) -> None:
     assert not any(TEST_KEY in text for text in shown)
 
 
-def test_auto_with_a_key_uses_claude(api: respx.MockRouter, registry: Any) -> None:
-    api.post("/v1/messages").mock(return_value=tool_reply(GOOD))
+def test_auto_with_a_key_uses_claude_on_the_default_model(
+    api: respx.MockRouter, registry: Any
+) -> None:
+    route = api.post("/v1/messages").mock(return_value=text_reply(json.dumps(GOOD)))
     engine = select_engine("auto", env={"ANTHROPIC_API_KEY": TEST_KEY}, registry=registry)
     assert engine.name == "anthropic"
     assert ask(engine).engine == "anthropic"
+    sent = body(route.calls[0])  # Haiku 5.5: JSON schema, low effort, thinking off
+    assert sent["model"] == DEFAULT_MODEL and "tools" not in sent
+    assert sent["output_config"]["effort"] == "low" and sent["thinking"] == {"type": "disabled"}
+    assert "title" not in json.dumps(sent["output_config"]["format"]["schema"])

@@ -44,7 +44,9 @@ def test_every_field_has_an_environment_variable() -> None:
            "LEGION_LLM_DEADLINE": "9", "LEGION_LLM_MAX_RETRY_SLEEP": "0", "LEGION_LLM_MAX_ATTEMPTS": "2",
            "LEGION_LLM_MAX_INPUT_TOKENS": "100", "ANTHROPIC_BASE_URL": "http://proxy/x",
            "LEGION_LLM_FALLBACK": "no", "LEGION_LLM_STRUCTURED": "json_schema", "LEGION_LLM_MODEL": "m",
-           "LEGION_LLM_MAX_COST": "0", "LEGION_LLM_CLAUDE": "/opt/claude"}  # fmt: skip
+           "LEGION_LLM_MAX_COST": "0", "LEGION_LLM_CLAUDE": "/opt/claude", "LEGION_LLM_PRICE": "3/15",
+           "LEGION_LLM_STALL_TIMEOUT": "7", "LEGION_LLM_EFFORT": "Medium",
+           "LEGION_LLM_COUNT_TOKENS": "off"}  # fmt: skip
     assert {variable for variable, _ in FIELDS.values()} == set(env)
     config = resolve_llm_config({}, env=env)
     assert (config.engine, config.max_tokens, config.timeout_s, config.deadline_s) == (
@@ -60,6 +62,8 @@ def test_every_field_has_an_environment_variable() -> None:
         "json_schema",
     )
     assert config.max_cost_usd == 0 and config.claude_cli == "/opt/claude"
+    assert (config.price, config.stall_timeout_s, config.effort, config.count_tokens) == (
+        (3.0, 15.0), 7, "medium", False)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -67,7 +71,9 @@ def test_every_field_has_an_environment_variable() -> None:
     [({"LEGION_LLM_MAX_COST": "ten"}, "LEGION_LLM_MAX_COST must be a number >= 0"),
      ({"LEGION_LLM_MAX_TOKENS": "0"}, "LEGION_LLM_MAX_TOKENS must be an integer >= 1"),
      ({"LEGION_LLM_ENGINE": "gpt"}, "must be one of auto, anthropic, claude-code, sampling, offline"),
-     ({"LEGION_LLM_TIMEOUT": "0"}, "must be a number > 0")],
+     ({"LEGION_LLM_TIMEOUT": "0"}, "must be a number > 0"),
+     ({"LEGION_LLM_PRICE": "3"}, "LEGION_LLM_PRICE must be IN/OUT"),
+     ({"LEGION_LLM_EFFORT": "extreme"}, "must be one of auto, low, medium, high, xhigh, max")],
 )  # fmt: skip
 def test_bad_environment_values_are_usage_errors(env: dict[str, str], message: str) -> None:
     with pytest.raises(UsageError, match=message):
@@ -88,6 +94,13 @@ def test_bad_settings_warn_and_use_the_default() -> None:
         "Warning: settings.json memory.llm.max_cost is not a known setting; ignored.",
         "Warning: settings.json memory.llm.max_tokens must be an integer >= 1; using the default.",
     )
+
+
+def test_price_in_settings_takes_three_shapes() -> None:
+    for price in ("2/8", [2, 8], {"input": 2, "output": 8}):
+        assert resolve_llm_config({"price": price}, env={}).price == (2.0, 8.0)
+    bad = resolve_llm_config({"price": "free"}, env={})
+    assert bad.price is None and "memory.llm.price must be IN/OUT" in bad.warnings[0]
 
 
 def test_settings_booleans_are_json_booleans_only_where_given_as_json() -> None:

@@ -26,6 +26,7 @@ from legion_llm.llm.errors import (
     TokenBudgetError,
 )
 from legion_llm.llm.offline import OfflineCall, OfflineRegistry, offline_step
+from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply, selftest_offline
 from legion_llm.llm.testing import FakeEngine
@@ -64,7 +65,8 @@ def test_offline_choice_never_uses_claude_even_with_a_key(registry: OfflineRegis
 def test_auto_with_a_key_wraps_claude_with_the_offline_fallback(registry: OfflineRegistry) -> None:
     engine = select_engine("auto", env={"ANTHROPIC_AUTH_TOKEN": "t"}, registry=registry)
     assert isinstance(engine, FallbackEngine)
-    assert engine.name == "anthropic" and engine.model == "claude-sonnet-4-6"
+    assert engine.name == "anthropic" and engine.model == DEFAULT_MODEL
+    assert engine.explicit is False
 
 
 def test_unknown_engine_is_a_usage_error() -> None:
@@ -83,7 +85,10 @@ def test_offline_engine_costs_nothing_and_counts_its_answers(
     assert engine.meter.as_dict("offline") == {
         "calls": 0, "offline_calls": 1, "input_tokens": 0, "output_tokens": 0,
         "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0,
-        "estimated_cost_usd": 0.0, "engine": "offline", "model": None,
+        "input_tokens_estimated": 0, "input_tokens_counted": None,
+        "estimated_cost_usd": 0.0, "avoided_cost_usd": 0.0,
+        "avoided": {"by_cache_usd": 0.0, "by_cap_usd": 0.0, "calls_refused_by_cap": 0},
+        "max_cost_usd": None, "engine": "offline", "model": None,
     }  # fmt: skip
     assert answer.prompt_sha256 == load_prompt(PROMPT).sha256
 

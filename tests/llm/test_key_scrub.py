@@ -105,7 +105,7 @@ def test_fallback_notice_printed_by_the_default_sink_carries_no_key(
 
     api.post("/v1/messages").mock(return_value=reply())
     collected.sink = stderr_notice
-    engine = claude(max_attempts=1)
+    engine = claude("auto", max_attempts=1)  # explicit --engine anthropic stops instead
     assert isinstance(engine, FallbackEngine)
     answer = engine.ask(SelfTestReply, PROMPT, {"word": "legion"})
     assert answer.engine == "offline"
@@ -138,8 +138,12 @@ def test_cli_prints_no_key_in_notices_json_or_errors(
     no_fallback(monkeypatch)
     forced = cli("llm", "selftest", "--root", root)
     forced_json = cli("llm", "selftest", "--root", root, "--json")
-    assert forced.exit_code == 4 and forced_json.exit_code == 4
-    assert forced.stderr.startswith("error: Claude API returned HTTP")
+    # a refused key is a setting to fix (exit 2, the key shown masked); other failures exit 4
+    refused = reply is echo_401
+    assert forced.exit_code == forced_json.exit_code == (2 if refused else 4)
+    assert forced.stderr.startswith(
+        "error: Claude API refused the key" if refused else "error: Claude API returned HTTP"
+    )
     assert MASK in forced_json.json["data"]["error"]
     runs = (fallback, human, as_json, forced, forced_json)
     assert not leaked(*(r.stdout + r.stderr for r in runs))
@@ -179,5 +183,7 @@ def test_mcp_results_and_tool_errors_carry_no_key(
     assert not result.is_error and error.is_error
     notices = json.loads(result.text)["data"]["notices"]
     assert len(notices) == 1 and MASK in notices[0]
-    assert "Claude API returned HTTP" in error.text and MASK in error.text
+    refused = reply is echo_401
+    assert ("Claude API refused the key" if refused else "Claude API returned HTTP") in error.text
+    assert MASK in error.text
     assert not leaked(result.text, error.text)

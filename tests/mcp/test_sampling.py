@@ -12,6 +12,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
 
 from legion_llm.cli.compact import compact_maker
+from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.sampling import HOST_NOTICE
 from legion_llm.memory.phases.find import find_phase
@@ -65,7 +66,7 @@ def test_the_clients_model_answers_through_sampling(tmp_path: Path) -> None:
     (message,) = params.messages
     assert message.role == "user" and "FX-01" in message.content.text  # type: ignore[union-attr]
     assert params.model_preferences is not None
-    assert params.model_preferences.hints[0].name == "claude-sonnet-4-6"  # type: ignore[index]
+    assert params.model_preferences.hints[0].name == DEFAULT_MODEL  # type: ignore[index]
     assert params.max_tokens > 0 and params.include_context == "none"
     assert (root / COMPACTED).is_file()
 

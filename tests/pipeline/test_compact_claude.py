@@ -22,7 +22,7 @@ from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.pipeline.compact.offline import PROMPT, compact_offline
 from legion_llm.pipeline.compact.render import FileItem, PhaseDigest
 from legion_llm.pipeline.compact.run import compact_phase
-from tests.llm.conftest import body, message
+from tests.llm.conftest import body, message, stream_reply
 from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of, without_requirement
 
 Make = Callable[..., Engine]
@@ -43,7 +43,7 @@ def reply(
              "input": json.loads(digest.model_dump_json())}  # fmt: skip
     usage = {"input_tokens": input_tokens, "output_tokens": output_tokens,
              "cache_creation_input_tokens": 412, "cache_read_input_tokens": 0}  # fmt: skip
-    return httpx.Response(200, json=message([block], usage=usage))
+    return stream_reply(message([block], usage=usage))
 
 
 def user_text(call: Any) -> str:
@@ -118,10 +118,10 @@ def test_unusable_answer_falls_back_to_the_offline_step(
     tmp_path: Path, api: respx.MockRouter, claude: Make
 ) -> None:
     phase = phase_of("partial-and-failed-plans", tmp_path, "4")
-    bad = httpx.Response(200, json=message([{"type": "tool_use", "id": "t", "name": "record_phase_digest",
+    bad = stream_reply(message([{"type": "tool_use", "id": "t", "name": "record_phase_digest",
                                               "input": {"deliverables": "nope"}}]))  # fmt: skip
     api.post("/v1/messages").mock(side_effect=[bad, bad])
-    result = compact_phase(phase, claude(), today=TODAY, write=False)
+    result = compact_phase(phase, claude("auto"), today=TODAY, write=False)
     assert result.fell_back and result.engine == "offline" and result.report.ok
 
 

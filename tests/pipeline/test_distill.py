@@ -25,7 +25,7 @@ from legion_llm.pipeline.distill import (
     run_distill,
 )
 from legion_llm.project import MemoryPaths
-from tests.llm.conftest import body, message
+from tests.llm.conftest import body, message, stream_reply
 
 REPO = Path(__file__).resolve().parents[2]
 DISTILL = REPO / "fixtures" / "distill"
@@ -186,9 +186,7 @@ def test_unparseable_patterns_file_stops_before_any_call(tmp_path: Path) -> None
 def tool(patterns: list[dict[str, Any]]) -> httpx.Response:
     block = {"type": "tool_use", "id": "toolu_1", "name": "record_pattern_proposals",
              "input": {"patterns": patterns}}  # fmt: skip
-    return httpx.Response(
-        200, json=message([block], usage={"input_tokens": 900, "output_tokens": 200})
-    )
+    return stream_reply(message([block], usage={"input_tokens": 900, "output_tokens": 200}))
 
 
 def test_claude_reply_citing_a_missing_id_and_repeating_a_pattern_writes_neither(
@@ -207,7 +205,7 @@ def test_claude_reply_citing_a_missing_id_and_repeating_a_pattern_writes_neither
     assert route.call_count == 1
     sent = body(route.calls[0])
     assert sent["tool_choice"]["name"] == "record_pattern_proposals"
-    assert "O-004 | phase 2" in sent["messages"][0]["content"]
+    assert "O-004 | phase 2" in sent["messages"][0]["content"][-1]["text"]
     assert [s["reason"] for s in result.skipped] == [
         "cites O-017, which does not exist in OUTCOMES.md or ARCHIVE.md",
         "near-duplicate of P-001 (score 1.00)",
@@ -226,5 +224,5 @@ def test_claude_unavailable_falls_back_to_the_offline_distillation(
     paths = history(tmp_path, "02-expand-contract-migration")
     api.post("/v1/messages").mock(return_value=httpx.Response(401, json={
         "type": "error", "error": {"type": "authentication_error", "message": "bad key"}}))  # fmt: skip
-    result = distil(paths, claude())
+    result = distil(paths, claude("auto"))
     assert [r["source"] for r in rows(paths)] == ["O-002"] and result.skipped == []

@@ -24,7 +24,7 @@ from legion_llm.pipeline.errmatch import (
     offline_verdict,
 )
 from legion_llm.project import MemoryPaths
-from tests.llm.conftest import body, error_reply, message
+from tests.llm.conftest import body, error_reply, message, stream_reply
 
 STORED = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree"
 BAND_QUERY = "npm error code ERESOLVE\nnpm error ERESOLVE could not resolve"
@@ -58,9 +58,7 @@ def verdict_reply(same: bool, confidence: float = 0.9) -> httpx.Response:
             "reason": "same peer-dependency conflict",
         },
     }
-    return httpx.Response(
-        200, json=message([block], usage={"input_tokens": 400, "output_tokens": 30})
-    )
+    return stream_reply(message([block], usage={"input_tokens": 400, "output_tokens": 30}))
 
 
 def test_band_case_is_decided_by_the_engine_and_others_are_not() -> None:
@@ -88,7 +86,7 @@ def test_claude_adjudicates_the_band_over_http(api: respx.MockRouter, claude: An
     assert (judged.same, judged.decided_by) == (True, "claude")
     sent = body(route.calls[0])
     assert sent["tool_choice"]["name"] == "record_root_cause_verdict"
-    assert sent["system"][0]["cache_control"]["type"] == "ephemeral"
+    assert "cache_control" not in sent["system"][0]  # the prefix is below the 1,024 minimum
     user = sent["messages"][0]["content"]
     user_text = user if isinstance(user, str) else user[0]["text"]
     assert BAND_QUERY in user_text and FIX in user_text
@@ -100,7 +98,7 @@ def test_api_failure_falls_back_to_the_offline_rule(
     api: respx.MockRouter, claude: Any, collected: Notices
 ) -> None:
     route = api.post("/v1/messages").mock(return_value=error_reply(500))
-    engine = claude()
+    engine = claude("auto")
     [judged] = match_error(records(), BAND_QUERY, engine, limit=1)
     assert (judged.decided_by, judged.same) == ("offline", True)  # the offline rule's verdict
     assert route.call_count >= 2  # retried before giving up

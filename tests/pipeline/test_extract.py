@@ -27,7 +27,7 @@ from legion_llm.pipeline.learnings.extract import (
 )
 from legion_llm.pipeline.learnings.mission import read_mission
 from legion_llm.project import MemoryPaths
-from tests.llm.conftest import body, message
+from tests.llm.conftest import body, message, stream_reply
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "fixtures" / "missions" / "project"
@@ -279,9 +279,7 @@ def test_offline_extraction_of_a_phase(project: MemoryPaths, registry: OfflineRe
 def tool(learnings: list[dict[str, Any]]) -> httpx.Response:
     block = {"type": "tool_use", "id": "toolu_1", "name": "record_learning_proposals",
              "input": {"learnings": learnings}}  # fmt: skip
-    return httpx.Response(
-        200, json=message([block], usage={"input_tokens": 3000, "output_tokens": 400})
-    )
+    return stream_reply(message([block], usage={"input_tokens": 3000, "output_tokens": 400}))
 
 
 def test_claude_reply_duplicating_an_existing_learning_writes_no_new_file(
@@ -302,10 +300,10 @@ def test_claude_reply_duplicating_an_existing_learning_writes_no_new_file(
     )
     sent = body(route.calls[0])
     assert sent["tool_choice"]["name"] == "record_learning_proposals"
-    assert "=== 04-01-SUMMARY.md ===" in sent["messages"][0]["content"]
+    assert "=== 04-01-SUMMARY.md ===" in sent["messages"][0]["content"][-1]["text"]
     assert (
         "- Vitest needs --root when started from the repository root [gotcha, high"
-        in (sent["messages"][0]["content"])
+        in (sent["messages"][0]["content"][-1]["text"])
     )
     assert [p.action for p in result.plan] == ["reinforce", "rejected"]
     assert result.plan[0].learning.file == "vitest-root-flag.md"

@@ -9,7 +9,6 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 import respx
 
@@ -22,7 +21,7 @@ from legion_llm.memory.redact import Redactor
 from legion_llm.pipeline.compact.render import DecisionItem
 from legion_llm.pipeline.compact.run import compact_phase
 from tests.llm.claude_stub import StubClaude, answer
-from tests.llm.conftest import body, tool_reply
+from tests.llm.conftest import body, stream_reply, tool_reply
 from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of
 from tests.redact.samples import KINDS, SAMPLES, everything, sample
 from tests.redact.test_write_paths import leaked, markers
@@ -62,7 +61,7 @@ def test_compaction_through_claude_sends_and_writes_no_secret(
     reply = {"id": "m", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
              "content": [block], "stop_reason": "tool_use", "stop_sequence": None,
              "usage": {"input_tokens": 5000, "output_tokens": 1500}}  # fmt: skip
-    route = api.post("/v1/messages").mock(return_value=httpx.Response(200, json=reply))
+    route = api.post("/v1/messages").mock(return_value=stream_reply(reply))
 
     result = compact_phase(phase, claude(fallback_offline=False), today=TODAY)
 

@@ -1,20 +1,19 @@
-"""Structured output from Claude: build the request, read the answer, re-ask once, then fail loudly.
+"""Structured output from Claude: read the answer, re-ask once, then fail loudly.
 
-Two request shapes, chosen per model in pricing.py (or by `structured_output` in settings):
+Two request shapes (request.py), chosen per model in pricing.py (or by `structured_output`):
 - "tool": one tool whose input schema is the pydantic model, forced with
   `tool_choice={"type": "tool", "name": ...}`; the answer is the tool_use block, picked by type.
-- "json_schema": `output_config.format` with the JSON schema; the answer is the text block.
+- "json_schema": `output_config.format` with the JSON schema; the answer is the text block
+  (thinking blocks, if any, are skipped).
 
-The stable system prompt carries `cache_control`. An answer that does not validate is sent back
-once with the validation errors; a second failure is InvalidOutputError. `stop_reason`
-"max_tokens" (or a full context window), "refusal", and an answer with no tool block are typed
-errors too. None of these ever turns into an empty result.
+An answer that does not validate is sent back once with the validation errors, after the
+unchanged prefix (so a cached prefix is read, not resent at full price); a second failure is
+InvalidOutputError. `stop_reason` "max_tokens" (or a full context window), "refusal", and an
+answer with no tool block are typed errors too. None of these ever turns into an empty result.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,52 +25,13 @@ from legion_llm.llm.errors import (
     OutputTruncatedError,
     RefusalError,
 )
-from legion_llm.llm.pricing import StructuredMode
-from legion_llm.llm.prompts import RenderedPrompt
 
 if TYPE_CHECKING:
     from anthropic.types import Message
 
 T = TypeVar("T", bound=BaseModel)
 Send = Callable[[dict[str, Any]], "Message"]
-CACHE_CONTROL = {"type": "ephemeral"}
 _MAX_ERRORS = 20
-
-
-def tool_name(schema: type[BaseModel]) -> str:
-    """`PhaseDigest` -> `record_phase_digest` (the API allows [a-zA-Z0-9_-], 64 characters)."""
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", schema.__name__).lower()
-    return ("record_" + re.sub(r"[^a-z0-9_]", "_", snake))[:64]
-
-
-def build_request(
-    schema: type[BaseModel],
-    prompt: RenderedPrompt,
-    *,
-    model: str,
-    max_tokens: int,
-    mode: StructuredMode,
-) -> dict[str, Any]:
-    """Keyword arguments for `client.messages.create`."""
-    from anthropic import transform_schema
-
-    request: dict[str, Any] = {
-        "model": model,
-        "max_tokens": max_tokens,
-        "system": [{"type": "text", "text": prompt.system, "cache_control": CACHE_CONTROL}],
-        "messages": [{"role": "user", "content": prompt.user}],
-    }
-    input_schema = transform_schema(schema)
-    if mode == "tool":
-        name = tool_name(schema)
-        description = (schema.__doc__ or "").strip() or f"Record the answer as {schema.__name__}."
-        request["tools"] = [
-            {"name": name, "description": description, "input_schema": input_schema, "strict": True}
-        ]
-        request["tool_choice"] = {"type": "tool", "name": name, "disable_parallel_tool_use": True}
-    else:
-        request["output_config"] = {"format": {"type": "json_schema", "schema": input_schema}}
-    return request
 
 
 def ask_structured(send: Send, request: dict[str, Any], schema: type[T], prompt_name: str) -> T:
@@ -157,13 +117,3 @@ def describe(exc: ValidationError) -> str:
         where = ".".join(str(part) for part in error["loc"]) or "(root)"
         lines.append(f"{where}: {error['msg']}")
     return "; ".join(lines)
-
-
-def request_text(request: dict[str, Any]) -> str:
-    """Everything a request sends as input, as text, for a token estimate."""
-    parts = [block["text"] for block in request["system"]]
-    parts.append(json.dumps(request["messages"], ensure_ascii=False))
-    for key in ("tools", "output_config"):
-        if key in request:
-            parts.append(json.dumps(request[key], ensure_ascii=False))
-    return "\n".join(parts)

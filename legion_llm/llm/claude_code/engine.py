@@ -41,6 +41,7 @@ from legion_llm.llm.claude_code.envelope import (
 from legion_llm.llm.config import LLMConfig
 from legion_llm.llm.engine import Answer, EngineBase, Request
 from legion_llm.llm.errors import InvalidOutputError, NoToolCallError
+from legion_llm.llm.pricing import ModelInfo, row_or_dearest
 from legion_llm.llm.tokens import count_tokens, with_safety
 
 T = TypeVar("T", bound=BaseModel)
@@ -77,7 +78,10 @@ class ClaudeCodeEngine(EngineBase):
 
     def input_budget(self, max_tokens: int | None = None) -> int:
         limit = max_tokens or self.config.max_tokens
-        return input_budget(self.model, limit, self.config.max_input_tokens)
+        return input_budget(self._info(), limit, self.config.max_input_tokens)
+
+    def _info(self) -> ModelInfo:
+        return row_or_dearest(self.model, self.config.price)
 
     def answer(self, request: Request[T]) -> Answer[T]:
         schema = json.dumps(json_schema(request.schema), ensure_ascii=False)
@@ -103,7 +107,8 @@ class ClaudeCodeEngine(EngineBase):
         estimate = with_safety(count_tokens("\n".join((request.prompt.system, user, schema))))
         estimate += SCHEMA_OVERHEAD_TOKENS
         check_fits(estimate, self.input_budget(max_tokens), f"the prompt (model {self.model})")
-        self.meter.check_cost(self.model, input_tokens=estimate, max_tokens=max_tokens)
+        self.meter.reserve(self._info(), input_tokens=estimate, expected_output=max_tokens,
+                           max_tokens=max_tokens)  # fmt: skip
         budget = self._remaining_budget()
         argv = self.argv(schema, request.prompt.system, budget)
         try:
@@ -146,7 +151,7 @@ class ClaudeCodeEngine(EngineBase):
         return env
 
     def _remaining_budget(self) -> float | None:
-        """What is left of --max-cost (meter.check_cost has made sure something is)."""
+        """What is left of --max-cost (meter.reserve has made sure something is)."""
         cap = self.meter.max_cost_usd
         return None if cap is None else cap - self.meter.total.estimated_cost_usd
 
