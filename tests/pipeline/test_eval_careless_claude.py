@@ -24,7 +24,7 @@ from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.pipeline.compact.offline import PROMPT, compact_offline
 from tests.conftest import FIXTURES
-from tests.llm.conftest import message
+from tests.llm.conftest import message, stream_reply
 
 CASES = ("missing-plan-summary", "prose-status-requirements", "brace-lists-and-bare-names",
          "partial-and-failed-plans")  # fmt: skip
@@ -54,7 +54,7 @@ def careless_answer(request: httpx.Request) -> httpx.Response:
         "agents": [],
     }  # fmt: skip
     block = {"type": "tool_use", "id": "toolu_1", "name": "record_phase_digest", "input": digest}
-    return httpx.Response(200, json=message([block]))
+    return stream_reply(message([block]))
 
 
 def test_the_grounding_gates_hold_against_a_careless_model(
