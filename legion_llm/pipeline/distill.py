@@ -143,7 +143,9 @@ def distill_offline(call: OfflineCall) -> PatternProposals:
 
 def offline_pattern(group: CandidateGroup) -> ProposedPattern:
     plans = [c for c in group.candidates if not c.is_review]
-    lead = max(plans, key=lambda c: (c.record.importance, len(c.reasons), -plans.index(c)))
+    best = max(range(len(plans)), key=lambda n: (plans[n].record.importance,
+                                                 len(plans[n].reasons), -n))  # fmt: skip
+    lead = plans[best]
     phases = sorted({c.record.phase for c in plans})
     others = [c.record.summary.rstrip(". ") for c in plans if c is not lead]
     context = (

@@ -1,8 +1,10 @@
-"""Issue 17 (attack pass), the outcome log: prune moves table rows only (point 1), and one byte
-that is not UTF-8 hides nothing else and is never lost (point 3)."""
+"""Issue 17 (attack pass), the outcome log: prune moves table rows only (point 1), one byte that
+is not UTF-8 hides nothing else and is never lost (point 3), and distill's grouping, now linear,
+still links what the pairwise rule linked (point 8; its speed: benchmarks/bench_hardening.py)."""
 
 from __future__ import annotations
 
+import random
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -10,9 +12,17 @@ from typing import Any
 import pytest
 
 from legion_llm.config import Settings
+from legion_llm.memory.outcomes.distill_candidates import (
+    DistillCandidate,
+    phase_tags,
+    select_candidates,
+    specific_tags,
+)
 from legion_llm.memory.outcomes.prune import prune
 from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE, read_outcomes
+from legion_llm.memory.phases.planning import phase_key
 from legion_llm.project import MemoryPaths
+from legion_llm.records import OutcomeRecord
 
 TODAY = date(2026, 6, 30)
 
@@ -134,3 +144,53 @@ def test_prune_moves_the_readable_rows_and_keeps_the_bad_bytes_exactly(
     assert report.applied and report.archived == 1
     assert paths.outcomes.read_bytes() == OUTCOMES_TEMPLATE.encode() + BAD
     assert [r.id for r in read_outcomes(paths.archive).records] == ["O-001"]
+
+
+# ---------------------------------------------------------------- 8. distill's grouping, linear
+
+
+def test_grouping_links_exactly_the_pairs_that_share_a_tag_or_hands() -> None:
+    """The linear grouping gives the components of the pairwise rule it replaced: two plan
+    candidates are linked when they share a specific tag, or an agent within one phase."""
+    rng = random.Random(17)
+    records = [
+        OutcomeRecord(
+            f"O-{n:03d}",
+            "2026-01-01",
+            "main",
+            str(rng.randint(1, 12)),
+            f"0{n % 9}-01",
+            f"agent-{rng.randint(1, 15)}",
+            rng.choice(["backend", "frontend"]),
+            "success",
+            4,
+            ", ".join(f"t{rng.randint(1, 60)}" for _ in range(rng.randint(0, 2))),
+            f"did {n}",
+        )
+        for n in range(1, 301)
+    ]
+    selection = select_candidates(records)
+    common = phase_tags(records)
+    plans = [c for c in selection.candidates if not c.is_review]
+
+    def linked(a: DistillCandidate, b: DistillCandidate) -> bool:
+        ta = set(specific_tags(a.record)) - common.get(phase_key(a.record.phase), set())
+        tb = set(specific_tags(b.record)) - common.get(phase_key(b.record.phase), set())
+        same_phase = phase_key(a.record.phase) == phase_key(b.record.phase)
+        return bool(ta & tb) or (same_phase and bool(set(a.record.agents) & set(b.record.agents)))
+
+    group_of = {c.id: g.key for g in selection.groups for c in g.candidates}
+    for a in plans:
+        for b in plans:
+            if a.record.task_type == b.record.task_type and linked(a, b):
+                assert group_of[a.id] == group_of[b.id]
+    for group in selection.groups:  # every group is connected through links
+        members = [c for c in group.candidates if not c.is_review]
+        reached, todo = {members[0].id}, [members[0]]
+        while todo:
+            here = todo.pop()
+            for other in members:
+                if other.id not in reached and linked(here, other):
+                    reached.add(other.id)
+                    todo.append(other)
+        assert reached == {c.id for c in members}

@@ -114,3 +114,23 @@ def test_a_fifo_or_an_outside_link_in_a_mission_is_one_warning(tmp_path: Path) -
     assert any("T9.json" in w and "outside the project root" in w for w in mission.warnings)
     assert "SECRET" not in mission.text
     assert mission.findings
+
+
+def test_repeated_failures_are_one_finding_and_each_error_keeps_its_own_fix(
+    tmp_path: Path,
+) -> None:
+    """The failure loop works on positions (it was quadratic, and an error event equal to an
+    earlier one found the earlier one's place): the note after each error is its fix, and the
+    same failure repeated 2,000 times is one finding."""
+    folder = _mission(tmp_path, '{"id": "m-deep"}')
+    error = {"event": "task_failed", "task": "T2", "error": "Error: ETIMEDOUT on src/api/client.ts"}
+    events = [{"event": "task_started", "task": "T2"}]
+    for note in ["Raise the client timeout with `--timeout 30`", "Retry behind `p-retry`"]:
+        events += [error, {"event": "retry", "task": "T2", "note": note}]
+    for _ in range(2_000):
+        events += [error, {"event": "retry", "task": "T2", "note": "Retry behind `p-retry`"}]
+    events.append({"event": "task_completed", "task": "T2"})
+    with (folder / "log.jsonl").open("a") as log:
+        log.write("".join(json.dumps(e) + "\n" for e in events))
+    fixes = [f.text for f in read_mission(folder).findings if f.where == "T2"]
+    assert fixes == ["Raise the client timeout with `--timeout 30`", "Retry behind `p-retry`"]

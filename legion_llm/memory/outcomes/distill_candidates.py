@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
 
 from legion_llm.memory.catalog import CatalogAgent
 from legion_llm.memory.knowledge.read import KnowledgeRecord
@@ -52,9 +54,14 @@ class DistillCandidate:
     def id(self) -> str:
         return self.record.id or ""
 
-    @property
+    @cached_property
     def is_review(self) -> bool:
         return is_review(self.record)
+
+    @cached_property
+    def specific(self) -> list[str]:
+        """`specific_tags` of the record (asked for again and again while grouping)."""
+        return specific_tags(self.record)
 
 
 @dataclass
@@ -76,7 +83,7 @@ class CandidateGroup:
         """Specific tags of the group, the most shared first."""
         counts: dict[str, int] = {}
         for candidate in self.candidates:
-            for tag in specific_tags(candidate.record):
+            for tag in candidate.specific:
                 counts[tag] = counts.get(tag, 0) + 1
         return sorted(counts, key=lambda t: (-counts[t], t))
 
@@ -87,8 +94,9 @@ class Selection:
     groups: list[CandidateGroup]
     excluded: dict[str, str]  # O-ID -> why it is not a candidate
 
-    @property
+    @cached_property
     def ids(self) -> set[str]:
+        """Built once: every proposed Source ID is checked against it."""
         return {c.id for c in self.candidates}
 
 
@@ -110,8 +118,9 @@ def is_review(record: OutcomeRecord) -> bool:
     )
 
 
-def first_cycle_pass(record: OutcomeRecord) -> bool:
-    if not is_review(record) or record.outcome != "success":
+def first_cycle_pass(record: OutcomeRecord, reviewing: bool | None = None) -> bool:
+    """`reviewing`: is_review(record), when the caller knows it already."""
+    if not (is_review(record) if reviewing is None else reviewing) or record.outcome != "success":
         return False
     tags = {t.lower() for t in record.tags}
     return bool({"1-cycle", "cycle-1"} & tags) or bool(_FIRST_CYCLE.search(record.summary))
@@ -136,10 +145,17 @@ def task_type_divisions(catalog: dict[str, CatalogAgent]) -> dict[str, set[str]]
     return divisions
 
 
-def cross_division(record: OutcomeRecord, catalog: dict[str, CatalogAgent]) -> bool:
+def cross_division(
+    record: OutcomeRecord,
+    catalog: dict[str, CatalogAgent],
+    owners: dict[str, set[str]] | None = None,
+) -> bool:
+    """`owners`: task_type_divisions(catalog), when the caller has it already."""
     if CROSS_DIVISION in {t.lower() for t in record.tags}:
         return True
-    owners = task_type_divisions(catalog)
+    if not catalog:  # no agent has a division to leave
+        return False
+    owners = task_type_divisions(catalog) if owners is None else owners
     types = [t.lower() for t in record.task_types]
     for agent in record.agents:
         entry = catalog.get(agent)
@@ -150,14 +166,17 @@ def cross_division(record: OutcomeRecord, catalog: dict[str, CatalogAgent]) -> b
 
 
 def _reasons(
-    record: OutcomeRecord, clean_phases: set[str], catalog: dict[str, CatalogAgent]
+    record: OutcomeRecord,
+    clean_phases: set[str],
+    catalog: dict[str, CatalogAgent],
+    owners: dict[str, set[str]],
 ) -> list[str]:
     reasons = []
     if phase_key(record.phase) in clean_phases:
         reasons.append(REVIEW_FIRST_CYCLE)
     if record.importance >= 4:
         reasons.append(HIGH_IMPORTANCE)
-    if cross_division(record, catalog):
+    if cross_division(record, catalog, owners):
         reasons.append(CROSS_DIVISION)
     return reasons
 
@@ -180,18 +199,19 @@ def select_candidates(
     """Candidates among `records` (OUTCOMES.md rows), grouped; every non-candidate with its reason."""
     catalog, cited = catalog or {}, cited or set()
     with_id = [r for r in records if r.id]
-    clean_phases = {phase_key(r.phase) for r in with_id if first_cycle_pass(r)}
+    reviewing = [is_review(r) for r in with_id]  # asked once per row: 100,000 rows are common
+    passed = [first_cycle_pass(r, review) for r, review in zip(with_id, reviewing, strict=True)]
+    clean_phases = {phase_key(r.phase) for r, ok in zip(with_id, passed, strict=True) if ok}
+    owners = task_type_divisions(catalog)
     candidates: list[DistillCandidate] = []
     excluded: dict[str, str] = {}
-    for record in with_id:
+    for record, review, first_cycle in zip(with_id, reviewing, passed, strict=True):
         assert record.id is not None
         reason = _exclusion(record, cited)
-        if reason is None and is_review(record):
-            reason = (
-                None if first_cycle_pass(record) else "a review that needed more than one cycle"
-            )
-        reasons = [] if reason else _reasons(record, clean_phases, catalog)
-        if reasons and is_review(record):
+        if reason is None and review:
+            reason = None if first_cycle else "a review that needed more than one cycle"
+        reasons = [] if reason else _reasons(record, clean_phases, catalog, owners)
+        if reasons and review:
             reasons = [REVIEW_FIRST_CYCLE]  # a review row is evidence for its phase, nothing more
         if reasons:
             candidates.append(DistillCandidate(record, tuple(reasons)))
@@ -231,16 +251,25 @@ def group_candidates(
     for task_type, members in by_type.items():
         for n, cluster in enumerate(_clusters(members, common or {}), start=1):
             groups.append(CandidateGroup(f"{task_type}/{n}", task_type, cluster))
+    reviews: dict[str, list[tuple[int, DistillCandidate]]] = {}  # phase -> (position, review)
+    for position, candidate in enumerate(candidates):
+        if candidate.is_review:
+            reviews.setdefault(phase_key(candidate.record.phase), []).append((position, candidate))
     for group in groups:
         phases = {phase_key(c.record.phase) for c in group.candidates}
-        reviews = [c for c in candidates if c.is_review and phase_key(c.record.phase) in phases]
-        group.candidates.extend(reviews)
+        found = sorted(
+            (item for phase in phases for item in reviews.get(phase, [])), key=itemgetter(0)
+        )
+        group.candidates.extend(candidate for _, candidate in found)
     return sorted(groups, key=lambda g: _number(g.candidates[0].id))
 
 
 def _clusters(
     members: list[DistillCandidate], common: dict[str, set[str]]
 ) -> list[list[DistillCandidate]]:
+    """Connected members: two are linked when they share a specific tag (not their phase's own)
+    or an agent within one phase. Each member is joined to the first member holding each of its
+    keys, which links the same components as comparing every pair, in linear time."""
     parent = list(range(len(members)))
 
     def root(i: int) -> int:
@@ -249,22 +278,22 @@ def _clusters(
             i = parent[i]
         return i
 
-    tags = [
-        set(specific_tags(m.record)) - common.get(phase_key(m.record.phase), set()) for m in members
-    ]
-    for i in range(len(members)):
-        for j in range(i + 1, len(members)):
-            if tags[i] & tags[j] or _same_hands(members[i].record, members[j].record):
-                parent[root(j)] = root(i)
+    first: dict[tuple[str, ...], int] = {}
+    for i, member in enumerate(members):
+        record = member.record
+        phase = phase_key(record.phase)
+        keys: list[tuple[str, ...]] = [
+            ("tag", tag) for tag in set(member.specific) - common.get(phase, set())
+        ]
+        keys += [("hands", phase, agent) for agent in set(record.agents)]
+        for key in keys:
+            j = first.setdefault(key, i)
+            if j != i:
+                parent[root(i)] = root(j)
     clusters: dict[int, list[DistillCandidate]] = {}
     for i, member in enumerate(members):
         clusters.setdefault(root(i), []).append(member)
     return [sorted(c, key=lambda m: _number(m.id)) for c in clusters.values()]
-
-
-def _same_hands(a: OutcomeRecord, b: OutcomeRecord) -> bool:
-    """One agent on two plans of one phase."""
-    return phase_key(a.phase) == phase_key(b.phase) and bool(set(a.agents) & set(b.agents))
 
 
 def _number(record_id: str) -> int:

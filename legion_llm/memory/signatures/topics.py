@@ -73,37 +73,39 @@ def _term(raw: str) -> str:
 
 def identifiers(text: str) -> list[str]:
     """The specific names in a text, as written: code spans, paths, flags, scripts, file names."""
-    found: list[str] = []
+    found: dict[str, None] = {}  # ordered and de-duplicated in linear time
     for match in _IDENT.finditer(text):
         value = next(group for group in match.groups() if group is not None).strip()
-        if value and value not in found:
-            found.append(value)
-    return found
+        if value:
+            found[value] = None
+    return list(found)
 
 
 def words(text: str) -> list[str]:
     """Stemmed content words (stop words and one-letter words dropped), in order, once each."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered and de-duplicated in linear time
+    seen: set[str] = set()  # a word seen before gives the same term: stem it once
     for raw in _WORD.findall(text):
         word = raw.lower()
-        if word in STOP_WORDS or len(word) < 2:
+        if word in seen or word in STOP_WORDS or len(word) < 2:
             continue
+        seen.add(word)
         term = _term(SYNONYMS.get(stem(word), stem(word)))
-        if term and term not in out:
-            out.append(term)
-    return out
+        if term:
+            out[term] = None
+    return list(out)
 
 
 def topic_terms(text: str, extra: Iterable[str] = ()) -> str:
     """One line of terms for the matcher: identifier terms, then content words, then `extra`."""
-    terms: list[str] = []
+    terms: dict[str, None] = {}  # ordered and de-duplicated in linear time
     for ident in identifiers(text):
         term = _term(ident)
-        if len(term) > 1 and term not in terms:
-            terms.append(term)
+        if len(term) > 1:
+            terms[term] = None
     for term in [*words(text), *(_term(e) for e in extra)]:
-        if term and term not in terms:
-            terms.append(term)
+        if term:
+            terms[term] = None
     return " ".join(terms)
 
 

@@ -132,7 +132,7 @@ def check_rules(
         return None, repairs, "; ".join(problems)
     if not title or len(title) > 120:
         return None, repairs, "the title must be one line of 1-120 characters"
-    known = set(words(mission.text))
+    known = mission.known_words
     if len(set(words(title)) & known) < 2:
         return (
             None,
@@ -162,7 +162,7 @@ def input_names(text: str, source_text: str) -> list[str]:
 
 def reproducible(learning: Learning, mission: MissionInput) -> bool:
     """A gotcha quoting exact error text or a command that the input shows."""
-    haystack = mission.text.lower()
+    haystack = mission.lowered
     quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(learning.body)]
     return learning.category == "gotcha" and any(q.strip().lower() in haystack for q in quoted)
 

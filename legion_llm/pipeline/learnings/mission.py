@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
 from legion_llm.memory.files import read_problem, read_text
+from legion_llm.memory.signatures.topics import words
 from legion_llm.memory.untrusted import UntrustedInputError, load_json
 
 STATE_FILES = ("mission.json", "active.json", "state.json")
@@ -40,13 +42,33 @@ class MissionInput:
     source: str
     kind: str  # mission | phase
     goal: str
-    documents: list[tuple[str, str]] = field(default_factory=list)
+    documents: list[tuple[str, str]] = field(default_factory=list)  # only ever appended to
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _built: dict[str, tuple[int, Any]] = field(default_factory=dict, repr=False, compare=False)
+
+    def _once(self, name: str, build: Callable[[], Any]) -> Any:
+        """`build()`, computed again only when a document was added: every proposal is checked
+        against the whole input, which must not cost the input's size each time."""
+        stamp, value = self._built.get(name, (-1, None))
+        if stamp != len(self.documents):
+            value = build()
+            self._built[name] = (len(self.documents), value)
+        return value
 
     @property
     def text(self) -> str:
-        return "\n".join(text for _, text in self.documents)
+        return str(self._once("text", lambda: "\n".join(text for _, text in self.documents)))
+
+    @property
+    def lowered(self) -> str:
+        return str(self._once("lowered", lambda: self.text.lower()))
+
+    @property
+    def known_words(self) -> frozenset[str]:
+        """The input's content words (signatures/topics.py `words`)."""
+        found: frozenset[str] = self._once("words", lambda: frozenset(words(self.text)))
+        return found
 
     def render(self) -> str:
         return "\n\n".join(f"=== {name} ===\n{text.strip()}" for name, text in self.documents)
@@ -111,10 +133,18 @@ def _read_mission_folder(folder: Path, reader: _Reader) -> MissionInput:
         result.documents.append((state_file.name if state_file else "state", _pretty(state)))
     events = _events(folder, result, reader)
     tasks = _tasks(folder, result, reader)
-    result.findings.extend(_failures(events, tasks))
-    result.findings.extend(_results(tasks))
-    result.findings.extend(_research(events, tasks))
+    found = [*_failures(events, tasks), *_results(tasks), *_research(events, tasks)]
+    result.findings = _once_each(found)
     return result
+
+
+def _once_each(findings: list[Finding]) -> list[Finding]:
+    """The findings in order, each the first time it occurs (a task that failed 2,000 times with
+    the same error and the same retry note is one finding, not 2,000)."""
+    seen: dict[tuple[str, str, str, str], Finding] = {}
+    for finding in findings:
+        seen.setdefault((finding.kind, finding.text, finding.where, finding.error), finding)
+    return list(seen.values())
 
 
 def _pretty(value: Any) -> str:
@@ -191,15 +221,17 @@ def _failures(events: list[dict[str, Any]], tasks: dict[str, dict[str, Any]]) ->
             text = f"{last.get('from')} -> {last.get('to')}: {last.get('reason', '')}".strip()
             found.append(Finding("escalation", text, name, str(errors[-1]["error"])))
             continue
-        for n, error in enumerate(errors):
-            stop = items.index(errors[n + 1]) if n + 1 < len(errors) else len(items)
+        summary = str(result_of(tasks.get(task_id, {})).get("summary", ""))
+        at = [i for i, e in enumerate(items) if e.get("error")]  # positions: linear, and right
+        for n, start in enumerate(at):  # when two error events are equal
+            stop = at[n + 1] if n + 1 < len(at) else len(items)
             notes = [
                 str(e.get("note", ""))
-                for e in items[items.index(error) : stop]
+                for e in items[start:stop]
                 if e.get("event") == "retry" and e.get("note")
             ]
-            fix = notes[-1] if notes else str(result_of(tasks.get(task_id, {})).get("summary", ""))
-            found.append(Finding("failure", fix, name, str(error["error"])))
+            found.append(Finding("failure", notes[-1] if notes else summary, name,
+                                 str(items[start]["error"])))  # fmt: skip
     return found
 
 
@@ -226,12 +258,14 @@ def _strings(value: Any) -> list[str]:
 def _research(events: list[dict[str, Any]], tasks: dict[str, dict[str, Any]]) -> list[Finding]:
     """Researchers with and without starting paths, and the turns each took."""
     runs = []
+    logged: dict[str, Any] = {}
+    for event in events:  # the first logged turn count of each task
+        if isinstance(event.get("task"), str) and event.get("turns"):
+            logged.setdefault(event["task"], event["turns"])
     for task_id, task in tasks.items():
         if "research" not in str(task.get("agentType", "")).lower():
             continue
-        turns = result_of(task).get("turns") or next(
-            (e.get("turns") for e in events if e.get("task") == task_id and e.get("turns")), None
-        )
+        turns = result_of(task).get("turns") or logged.get(task_id)
         prompt = str(task.get("deliverable", ""))
         if isinstance(turns, int):
             runs.append((turns, prompt, str(task.get("name") or task_id)))
