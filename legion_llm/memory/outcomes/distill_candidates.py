@@ -110,11 +110,10 @@ def cited_ids(patterns: Iterable[KnowledgeRecord]) -> set[str]:
 
 
 def is_review(record: OutcomeRecord) -> bool:
-    tags = {t.lower() for t in record.tags}
     return (
         "quality-review" in record.task_type.lower()
         or record.plan.strip().lower() in ("review", "review-fix")
-        or bool({"review-passed", "review-escalated"} & tags)
+        or bool({"review-passed", "review-escalated"} & {t.lower() for t in record.tags})
     )
 
 
@@ -127,13 +126,15 @@ def first_cycle_pass(record: OutcomeRecord, reviewing: bool | None = None) -> bo
 
 
 def specific_tags(record: OutcomeRecord) -> list[str]:
+    """The record's tags, lower-cased, without generic, task-type and cycle tags."""
+    if not record.tags_text:
+        return []
     task_types = {t.lower() for t in record.task_types}
+    lowered = [tag.lower() for tag in record.tags]
     return [
-        tag.lower()
-        for tag in record.tags
-        if tag.lower() not in _GENERIC_TAGS
-        and tag.lower() not in task_types
-        and not _CYCLE_TAG.match(tag.lower())
+        tag
+        for tag in lowered
+        if tag not in _GENERIC_TAGS and tag not in task_types and not _CYCLE_TAG.match(tag)
     ]
 
 
@@ -172,7 +173,7 @@ def _reasons(
     owners: dict[str, set[str]],
 ) -> list[str]:
     reasons = []
-    if phase_key(record.phase) in clean_phases:
+    if clean_phases and phase_key(record.phase) in clean_phases:
         reasons.append(REVIEW_FIRST_CYCLE)
     if record.importance >= 4:
         reasons.append(HIGH_IMPORTANCE)
