@@ -5,8 +5,10 @@ PATTERNS.md and CATALOG.md; select the candidates the spec names and group them.
 engine: `distill-patterns` proposes patterns for a batch of groups (Claude), or the offline step
 below distils one pattern per group from its records.
 verify (deterministic, here): every Source ID exists and is a candidate; tags are non-empty and
-lowercase; the text fields are not empty; the pattern is not a near-duplicate (the topic matcher,
-memory/topics.py) of an existing pattern or of one accepted earlier in the run.
+lowercase; the text fields are neither empty nor placeholders; the pattern is not a near-duplicate
+(the topic matcher, memory/topics.py) of an existing pattern or of one accepted earlier in the
+run; and it is grounded: its content words are mostly found in the summaries, task types and
+tags of the outcomes it cites (pipeline/grounding.py).
 write: the Store Pattern operation (`add_knowledge`), unless `dry_run`.
 
 A second run over the same outcomes proposes nothing: outcomes cited by a pattern are no longer
@@ -41,10 +43,12 @@ from legion_llm.memory.outcomes.distill_candidates import (
 from legion_llm.memory.outcomes.read import read_outcomes
 from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
+from legion_llm.pipeline.grounding import grounded, is_placeholder, terms_of
 from legion_llm.project import MemoryPaths
 
 PROMPT = "distill-patterns"
 GROUPS_PER_CALL = 8
+PATTERN_THRESHOLD = 0.3  # patterns generalise: calibrated good 0.44-1.0, unrelated 0-0.17
 _O_ID = re.compile(r"^O-\d{3,}$")
 _TAG = re.compile(r"^[a-z0-9][a-z0-9.+#_/-]*$")
 
@@ -213,12 +217,25 @@ def verify(
     if bad:
         return ids, f"tags must be lowercase keywords: {', '.join(bad)}"
     for name in ("pattern", "context", "reuse_criteria"):
-        if not getattr(proposal, name).strip():
+        text = getattr(proposal, name)
+        if not text.strip():
             return ids, f"{name.replace('_', ' ')} is empty"
+        if is_placeholder(text):
+            return ids, f"{name.replace('_', ' ')} is a placeholder ({text.strip()!r})"
     found = index.best(pattern_terms(proposal.pattern, proposal.tags))
     if found is not None and found.same:
         return ids, f"near-duplicate of {found.key} (score {found.score:.2f})"
-    return ids, None
+    return ids, _ungrounded(proposal, ids, prepared)
+
+
+def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -> str | None:
+    """Why the pattern does not rest on the outcomes it cites (their summaries, task types and
+    tags share too little of its content), or None."""
+    cited = [c.record for c in prepared.selection.candidates if c.id in ids]
+    source = terms_of(f"{r.summary} {r.task_type} {' '.join(r.tags)}" for r in cited)
+    if grounded(proposal.pattern, source, PATTERN_THRESHOLD):
+        return None
+    return f"the pattern shares too little with the outcomes it cites ({', '.join(ids)})"
 
 
 # ---------------------------------------------------------------- run

@@ -226,3 +226,43 @@ def test_claude_unavailable_falls_back_to_the_offline_distillation(
         "type": "error", "error": {"type": "authentication_error", "message": "bad key"}}))  # fmt: skip
     result = distil(paths, claude("auto"))
     assert [r["source"] for r in rows(paths)] == ["O-002"] and result.skipped == []
+
+
+# ---------------------------------------------------------------- grounding (issue 11)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        # written the way a careful model generalises O-002: kept
+        ("Change a column in place with expand, dual-write, backfill and contract steps", None),
+        ("Zero-downtime schema changes by dual-writing during a batched backfill", None),
+        # about something else, generic, or a stand-in: refused
+        ("Use feature flags to roll out risky UI changes gradually",
+         "the pattern shares too little with the outcomes it cites (O-002)"),
+        ("Write thorough tests and review code carefully",
+         "the pattern shares too little with the outcomes it cites (O-002)"),
+        ("x", "pattern is a placeholder ('x')"),
+        ("TBD", "pattern is a placeholder ('TBD')"),
+    ],
+)  # fmt: skip
+def test_a_pattern_must_rest_on_the_outcomes_it_cites(
+    tmp_path: Path, pattern: str, reason: str | None
+) -> None:
+    paths = history(tmp_path, "02-expand-contract-migration")
+    engine = FakeEngine().enqueue(PatternProposals(patterns=[proposal(pattern=pattern)]))
+    result = distil(paths, engine)
+    if reason is None:
+        assert result.skipped == [] and [r["pattern"] for r in rows(paths)] == [pattern]
+    else:
+        assert result.skipped == [{"pattern": pattern, "reason": reason}]
+        assert not paths.patterns.exists()
+
+
+def test_placeholder_context_and_reuse_criteria_are_refused(tmp_path: Path) -> None:
+    paths = history(tmp_path, "02-expand-contract-migration")
+    lazy = [proposal(context="n/a"), proposal(reuse_criteria="...")]
+    result = distil(paths, FakeEngine().enqueue(PatternProposals(patterns=lazy)))
+    assert [s["reason"] for s in result.skipped] == [
+        "context is a placeholder ('n/a')", "reuse criteria is a placeholder ('...')"]  # fmt: skip
+    assert not paths.patterns.exists()

@@ -324,3 +324,35 @@ def test_offline_titles_are_cut_at_a_clause_never_on_a_dangling_word() -> None:
     cut = title_of("word " * 40 + "to the end")
     assert len(cut) <= MAX_TITLE and cut.split()[-1].lower() not in {"a", "the", "to", "of"}
     assert title_of("Short title. More text follows") == "Short title"
+
+
+# ---------------------------------------------------------------- grounding (issue 11)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("x `packages/api/src/imports/customers.ts`", "the title or body is a placeholder"),
+        ("n/a — `packages/api/.env.test`", "the title or body is a placeholder"),
+        ("TBD `packages/api/.env.test`",
+         "the body is generic: beyond the names it quotes it says nothing the mission shows"),
+        ("Be careful with `packages/api/src/imports/customers.ts` and test it properly.",
+         "the body is generic: beyond the names it quotes it says nothing the mission shows"),
+        ("Always check `packages/api/src/imports/customers.ts`; use the right settings.",
+         "the body is generic: beyond the names it quotes it says nothing the mission shows"),
+        # terse but specific: an error message the mission shows, or its own facts
+        ("`expected { postalCode: 2139 } to deeply equal { postalCode: '02139' }`.", None),
+        ("Papa.parse with `dynamicTyping: true` turned postal codes into numbers; "
+         "parse them as strings.", None),
+    ],
+)  # fmt: skip
+def test_placeholder_and_generic_bodies_are_refused(
+    project: MemoryPaths, body: str, reason: str | None
+) -> None:
+    before = memory(project)
+    (planned,) = extract(project, CSV, proposal(body=body)).plan
+    if reason is None:
+        assert planned.action == "new", planned.reason
+    else:
+        assert planned.action == "rejected" and planned.reason == reason
+        assert memory(project) == before

@@ -5,7 +5,8 @@ engine: `extract-learnings` proposes learnings (Claude), or the offline step dis
 finding (extract_offline.py).
 verify (here, deterministic): tags are repaired to 2-5 lowercase specific tags or the learning is
 rejected; the title must carry two content words of the input and the body must name a file,
-command or error text found in the input; a learning titled as a trap ("Never ...", "Avoid ...")
+command or error text found in the input; a placeholder title or body, or a body whose own words
+(the names it quotes aside) hold fewer than three content words of the input, is rejected; a learning titled as a trap ("Never ...", "Avoid ...")
 is a gotcha; `high` on a first sighting is lowered to `medium` unless the learning is a gotcha
 quoting exact error text or a command from the input.
 de-duplicate (memory/topics.py, the error matcher's family): the same topic as an existing
@@ -32,6 +33,7 @@ from legion_llm.memory.files import locked, require_inside
 from legion_llm.memory.learnings.read import Learning, LearningSet, read_learnings, tag_problems
 from legion_llm.memory.learnings.write import apply, confirmed_by, reinforce, rewrite, write_new
 from legion_llm.memory.signatures.topics import TopicIndex, identifiers, topic_terms, words
+from legion_llm.pipeline.grounding import content_terms, is_placeholder
 from legion_llm.pipeline.learnings.mission import MissionInput, read_mission
 from legion_llm.pipeline.learnings.offline import propose, usable_tag
 from legion_llm.project import MemoryPaths
@@ -141,7 +143,38 @@ def check_rules(
         )
     if not input_names(body, mission.text):
         return None, repairs, "the body names no file, command or error text found in the mission"
+    generic = _placeholder_or_generic(title, body, mission.text)
+    if generic:
+        return None, repairs, generic
     return learning, repairs, ""
+
+
+# advice any learning could give: not evidence that a body says something specific
+_ADVICE = content_terms(
+    "careful carefully properly correct correctly sure important remember check checks verify "
+    "test tests testing config configuration setting settings code good best practice always "
+    "never avoid use using thing things way ways step steps"
+)
+
+
+def _placeholder_or_generic(title: str, body: str, source_text: str) -> str:
+    """Why a learning is a stand-in (`x`, "TBD") or generic advice around a quoted name ("Be
+    careful with `src/app.py` and test it properly"), or "". A body is specific when it quotes
+    an error message or a command the input holds, or when its own words (the names it quotes
+    aside) share at least two content words with the input beyond generic advice."""
+    if is_placeholder(title) or is_placeholder(body):
+        return "the title or body is a placeholder"
+    haystack = source_text.lower()
+    quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(body)]
+    if any(" " in q.strip() and q.strip().lower() in haystack for q in quoted):
+        return ""
+    plain = body
+    for name in sorted(input_names(body, source_text), key=len, reverse=True):
+        plain = plain.replace(name, " ")
+    own = (content_terms(plain) - _ADVICE) & content_terms(source_text)
+    if len(own) < 2:
+        return "the body is generic: beyond the names it quotes it says nothing the mission shows"
+    return ""
 
 
 def clean_tags(tags: list[str]) -> list[str]:
