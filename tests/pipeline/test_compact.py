@@ -253,3 +253,15 @@ def test_a_plan_too_large_for_one_call_is_split_never_cut(tmp_path: Path) -> Non
         line for line in doc.text.split("\n") if line != "```"
     ]
     assert all(p.text.count("```") % 2 == 0 for p in parts)
+
+
+def test_a_re_ask_carries_the_problems_as_data(tmp_path: Path) -> None:
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    good = good_digest(phase)
+    engine = FakeEngine().enqueue(without_requirement(good, "BILL-03"), good)
+    compact_phase(phase, engine, today=TODAY, write=False)
+    first, second = (r.context for r in engine.requests)
+    assert first.problems == ()
+    assert second.problems == ({"kind": "missing-id", "section": "verification",
+                                "message": "BILL-03 is missing from Verification", "id": "BILL-03",
+                                "repairable": True},)  # fmt: skip

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.phases.extract import PhaseFacts, PlanFacts, Section, ids_in_line
@@ -61,6 +62,7 @@ class CompactContext:
     tokens_original: int
     measure: Callable[[PhaseDigest], int]
     target: float = TARGET_RATIO
+    problems: tuple[dict[str, Any], ...] = ()  # on a re-ask: what the last proposal got wrong
 
 
 @dataclass(frozen=True)

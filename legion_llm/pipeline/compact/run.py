@@ -247,14 +247,16 @@ class EngineProposer:
         return self._proposal()
 
     def reask(self, review: Review) -> Proposal | None:
-        """Ask again, with the problems that concern it, each part that has any."""
+        """Ask again, with the problems that concern it, each part that has any. The request
+        carries them twice: as feedback lines in the prompt, and as data (`context.problems`,
+        each a Problem.as_dict()) for an engine that hands them to an agent."""
         asked = False
         for index, chunk in enumerate(self.chunks):
-            lines = _lines_for(review, chunk, single=len(self.chunks) == 1)
-            if lines:
+            mine = _problems_for(review, chunk, single=len(self.chunks) == 1)
+            if mine.problems:
                 feedback = "Your previous proposal had these problems; fix all of them:\n"
-                feedback += "\n".join(f"- {line}" for line in lines)
-                self._digests[index], self._sources[index] = self._ask(chunk, feedback)
+                feedback += "\n".join(f"- {line}" for line in mine.feedback_lines())
+                self._digests[index], self._sources[index] = self._ask(chunk, feedback, mine)
                 asked = True
         return self._proposal() if asked else None
 
@@ -264,7 +266,9 @@ class EngineProposer:
         return Proposal(digest, "+".join(dict.fromkeys(self._sources)), self.engine.model,
                         reasons[-1] if reasons else None)  # fmt: skip
 
-    def _ask(self, docs: tuple[PlanDoc, ...], feedback: str | None) -> tuple[PhaseDigest, str]:
+    def _ask(
+        self, docs: tuple[PlanDoc, ...], feedback: str | None, review: Review | None = None
+    ) -> tuple[PhaseDigest, str]:
         single = len(self.chunks) == 1
         facts = self.prep.facts if single else chunk_facts(docs)
         tokens = originals_tokens([d.text for d in docs])
@@ -273,7 +277,9 @@ class EngineProposer:
         def measure(digest: PhaseDigest) -> int:
             return tokens_of(render(header, digest))
 
-        ctx = CompactContext(docs, facts.requirement_ids, facts.paths, tokens, measure)
+        problems = tuple(p.as_dict() for p in review.problems) if review else ()
+        ctx = CompactContext(docs, facts.requirement_ids, facts.paths, tokens, measure,
+                             problems=problems)  # fmt: skip
         variables = prompt_variables(self.prep.phase, docs, facts, math.ceil(tokens * TARGET_RATIO),
                                      self.prep.facts)  # fmt: skip
         if feedback:
@@ -286,16 +292,17 @@ class EngineProposer:
         return answer.output, answer.engine
 
 
-def _lines_for(review: Review, docs: tuple[PlanDoc, ...], *, single: bool) -> list[str]:
-    """The review's feedback lines that concern these plans (all of them for one part)."""
+def _problems_for(review: Review, docs: tuple[PlanDoc, ...], *, single: bool) -> Review:
+    """The part of the review that concerns these plans (all of it for one part)."""
     if single:
-        return review.feedback_lines()
+        return review
     facts = chunk_facts(docs)
     plans, ids, paths = {d.facts.id for d in docs}, set(facts.requirement_ids), set(facts.paths)
+    agents = {d.facts.agent for d in docs if d.facts.agent}
     mine = [p for p in review.problems
-            if (p.plan in plans) or (p.id in ids) or (p.path in paths)
+            if p.plan in plans or p.id in ids or p.path in paths or p.agent in agents
             or not (p.plan or p.id or p.path or p.agent)]  # fmt: skip
-    return Review(review.presence, mine).feedback_lines() if mine else []
+    return Review(review.presence, mine)
 
 
 def _budget(engine: Engine, explicit: int | None) -> int | None:
