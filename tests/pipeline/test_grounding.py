@@ -204,3 +204,19 @@ def test_offline_digests_of_every_fixture_are_grounded() -> None:
 
         digest = offline_proposal(prep, header_for(prep, TODAY))
         assert ground(digest, prep.facts, prep.evidence) == [], case
+
+
+def test_every_problem_kind_is_either_repairable_or_needs_the_model() -> None:
+    import re
+
+    from legion_llm.pipeline.compact import ground as ground_module
+    from legion_llm.pipeline.compact import settle as settle_module
+    from legion_llm.pipeline.compact import verify as verify_module
+    from legion_llm.pipeline.compact.ground import NEEDS_MODEL, REPAIRABLE
+
+    sources = [Path(m.__file__).read_text() for m in (ground_module, settle_module, verify_module)
+               if m.__file__]  # fmt: skip
+    emitted = {k for text in sources for k in re.findall(r'Problem\(\s*"([a-z-]+)"', text)}
+    emitted |= {k for text in sources for k in re.findall(r'kind = "([a-z-]+)" if', text)}
+    assert emitted and not REPAIRABLE & NEEDS_MODEL
+    assert emitted <= REPAIRABLE | NEEDS_MODEL, emitted - (REPAIRABLE | NEEDS_MODEL)

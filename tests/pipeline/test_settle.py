@@ -152,3 +152,33 @@ def test_nothing_that_fails_its_review_can_be_written(tmp_path: Path) -> None:
     with pytest.raises(CompactionError, match="refusing to write"):
         write_compacted(settled)
     assert not prep.phase.compacted_path.exists()
+
+
+def test_an_optional_line_even_the_offline_text_cannot_ground_is_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from legion_llm.pipeline.compact import settle as settle_module
+    from legion_llm.pipeline.compact.render import DecisionItem
+
+    prep, header = setup(tmp_path)
+    good = good_digest(prep.phase)
+    odd = DecisionItem(plan_id="03-02", decision="Quantum ledgers are sharded by moon phase",
+                       rationale="", rejected_alternatives=[])  # fmt: skip
+    broken = good.model_copy(update={"decisions": [odd, *good.decisions[1:]]})
+    monkeypatch.setattr(settle_module, "offline_proposal", lambda *args: broken)
+    settled = settle(prep, header, [Proposal(broken, "host")])
+    assert odd not in settled.digest.decisions and settled.review.ok
+    assert "dropped an unsupported decisions line (03-02)" in settled.repaired
+
+
+def test_a_digest_nothing_can_ground_raises_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from legion_llm.pipeline.compact import settle as settle_module
+
+    prep, header = setup(tmp_path)
+    lazy_everything = lazy(good_digest(prep.phase))
+    monkeypatch.setattr(settle_module, "offline_proposal", lambda *args: lazy_everything)
+    with pytest.raises(CompactionError, match=r"03-01: deliverable 'x' is a placeholder"):
+        settle(prep, header, [Proposal(lazy_everything, "host")])
+    assert not prep.phase.compacted_path.exists()

@@ -53,36 +53,9 @@ NEEDS_MODEL = frozenset(
      "ungrounded-text", "wrong-plan", "empty-section", "too-long"}
 )  # fmt: skip
 _NEUTRAL = terms_of(
-    [
-        "named",
-        "mentioned",
-        "referenced",
-        "listed",
-        "touched",
-        "new",
-        "edited",
-        "deleted",
-        "removed",
-        "renamed",
-        "moved",
-        "generated",
-        "read",
-        "tested",
-        "configured",
-        "documented",
-        "file",
-        "only",
-        "summaries",
-        "verification",
-        "recorded",
-        "noted",
-        "cited",
-        "kept",
-        "deleted",
-        "replaced",
-        "split",
-        "merged",
-    ]
+    "named mentioned referenced listed touched new edited deleted removed renamed moved generated "
+    "read tested configured documented file only summaries verification recorded noted cited "
+    "kept replaced split merged".split()
 )
 _DECIDING = re.compile(
     r"\b(?:decid|chose|choos|choice|reject|instead of|rather than|opt(?:ed)?)", re.I

@@ -117,14 +117,16 @@ def _decisions(section: Section) -> list[DecisionItem]:
     return out
 
 
-def _files(section: Section) -> list[FileItem]:
+def _rows(section: Section) -> list[list[str]]:
+    """The cells of every table row in the section."""
     doc = parse_markdown(section.text + "\n")
+    return [list(cells.values()) for table in doc.tables for _, cells in doc.rows(table)]
+
+
+def _files(section: Section) -> list[FileItem]:
     out = []
-    for table in doc.tables:
-        for _, cells in doc.rows(table):
-            values = list(cells.values())
-            if len(values) < 2:
-                continue
+    for values in _rows(section):
+        if len(values) >= 2:
             cell, change = values[0], values[1]
             paths = find_paths(cell.split("→")[-1]) or [cell.strip().strip("`")]
             out += [FileItem(path=path, change=change) for path in paths]
@@ -145,17 +147,14 @@ def _verification(section: Section) -> tuple[list[RequirementItem], list[CheckIt
 
 
 def _table_verdicts(section: Section) -> list[RequirementItem]:
-    doc = parse_markdown(section.text + "\n")
     out = []
-    for table in doc.tables:
-        for _, cells in doc.rows(table):
-            values = list(cells.values())
-            ids = [m.group(1) for v in values[:1] for m in ID_RE.finditer(v)]
-            said = [v.strip(" *").lower() for v in values[1:] if v.strip(" *").lower() in _WORDS]
-            if ids and said:
-                rest = " ".join(v for v in values[1:] if v.strip(" *").lower() not in _WORDS)
-                out.append(RequirementItem(requirement_id=ids[0], verdict=_WORDS[said[0]],
-                                           evidence=rest))  # fmt: skip
+    for values in _rows(section):
+        ids = [m.group(1) for v in values[:1] for m in ID_RE.finditer(v)]
+        said = [v.strip(" *").lower() for v in values[1:] if v.strip(" *").lower() in _WORDS]
+        if ids and said:
+            rest = " ".join(v for v in values[1:] if v.strip(" *").lower() not in _WORDS)
+            out.append(RequirementItem(requirement_id=ids[0], verdict=_WORDS[said[0]],
+                                       evidence=rest))  # fmt: skip
     return out
 
 

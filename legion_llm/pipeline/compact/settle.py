@@ -138,7 +138,7 @@ def settle(
     digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
     final = chosen if not repaired else review(prep, header, digest)
     if not final.ok:
-        digest, dropped = _last_resort(digest, final, sections)
+        digest, dropped = _last_resort(digest, final)
         repaired += dropped
         final = review(prep, header, digest)
     if not final.ok:
@@ -201,9 +201,7 @@ def _choose(
     return PhaseDigest(**chosen), sections
 
 
-def _last_resort(
-    digest: PhaseDigest, final: Review, sections: dict[str, dict[str, Any]]
-) -> tuple[PhaseDigest, list[str]]:
+def _last_resort(digest: PhaseDigest, final: Review) -> tuple[PhaseDigest, list[str]]:
     """Drop the decisions, checks and agent notes that still fail (even the offline engine's):
     an optional line is never worth writing something the originals do not support."""
     failing = {(p.section, p.plan, p.agent) for p in final.needs_model}
