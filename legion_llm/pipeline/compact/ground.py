@@ -52,11 +52,10 @@ NEEDS_MODEL = frozenset(
     {"ungrounded-verdict", "placeholder", "unknown-plan", "missing-deliverable",
      "ungrounded-text", "wrong-plan", "empty-section", "too-long"}
 )  # fmt: skip
-_NEUTRAL = terms_of(
-    "named mentioned referenced listed touched new edited deleted removed renamed moved generated "
-    "read tested configured documented file only summaries verification recorded noted cited "
-    "kept replaced split merged".split()
-)
+_NEUTRAL_WORDS = """named mentioned referenced listed touched new edited deleted removed renamed
+    moved generated read tested configured documented file only summaries verification recorded
+    noted cited kept replaced split merged"""
+_NEUTRAL = terms_of(_NEUTRAL_WORDS.split())
 _DECIDING = re.compile(
     r"\b(?:decid|chose|choos|choice|reject|instead of|rather than|opt(?:ed)?)", re.I
 )
