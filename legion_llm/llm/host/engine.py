@@ -3,8 +3,9 @@
 A question is identified by its key: the sha256 of the prompt file's identity, the rendered
 system and user text, and the answer's JSON schema. Prepare and submit render the same
 questions from the same inputs, so the keys match; a question at submit whose key was not
-prepared is the step asking again about the previous answer (a re-ask): its feedback becomes
-the `problems` handed back to the agent, unless the agent said its proposal is final.
+prepared is the step asking again about the previous answer (a re-ask): what it adds to the
+question (its feedback) becomes the `problems` handed back to the agent, unless the agent said
+its proposal is final.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ class ReplayEngine(EngineBase):
         self.keys = list(keys)
         self.proposals = list(proposals)
         self.final = final
-        self._last: dict[str, object] = {}
+        self._last: dict[str, tuple[object, str]] = {}  # prompt -> (proposal, its question text)
 
     def input_budget(self, max_tokens: int | None = None) -> int:
         return HOST_INPUT_BUDGET
@@ -111,16 +112,17 @@ class ReplayEngine(EngineBase):
             index = self.keys.index(question.key)
             proposal, where = self.proposals[index], _where(index, len(self.keys))
         elif self.final and question.prompt_name in self._last:
-            proposal, where = self._last[question.prompt_name], "the final proposal"
+            proposal, where = self._last[question.prompt_name][0], "the final proposal"
         else:
-            raise ProposalProblems(reask_problems(request))
+            earlier = self._last.get(question.prompt_name, (None, ""))[1]
+            raise ProposalProblems(reask_problems(question, earlier))
         try:
             output = request.schema.model_validate(proposal)
         except ValidationError as exc:
             raise ProposalProblems(
                 [f"{where} does not match the schema: {describe(exc)}"]
             ) from None
-        self._last[question.prompt_name] = proposal
+        self._last[question.prompt_name] = (proposal, question.user)
         self.meter.record(Usage(), self.name)
         return Answer(output, Usage(), request.prompt.name, request.prompt.sha256, self.name, None)
 
@@ -129,13 +131,14 @@ def _where(index: int, total: int) -> str:
     return "the proposal" if total == 1 else f"answer {index + 1} of {total}"
 
 
-def reask_problems(request: Request[Any]) -> list[str]:
-    """The step's feedback on the previous answer, as one problem per line."""
-    feedback = request.variables.get("feedback")
-    if isinstance(feedback, str):
-        lines = [
-            line.strip()[2:] for line in feedback.splitlines() if line.strip().startswith("- ")
-        ]
-        if lines:
-            return lines
-    return [f"the step asked again (prompt {request.prompt.name!r}); revise the proposal"]
+def reask_problems(question: Question, earlier: str) -> list[str]:
+    """What the step's re-ask adds to the question it asked before (its feedback), one problem
+    per bullet line; whatever the prompt calls the variable that carries it."""
+    seen = set(earlier.splitlines())
+    added = [
+        line.strip() for line in question.user.splitlines() if line.strip() and line not in seen
+    ]
+    bullets = [line[2:].strip() for line in added if line.startswith("- ")]
+    if bullets or added:
+        return bullets or added[:20]
+    return [f"the step asked again (prompt {question.prompt_name!r}); revise the proposal"]
