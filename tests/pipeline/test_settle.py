@@ -182,3 +182,15 @@ def test_a_digest_nothing_can_ground_raises_and_writes_nothing(
     with pytest.raises(CompactionError, match=r"03-01: deliverable 'x' is a placeholder"):
         settle(prep, header, [Proposal(lazy_everything, "host")])
     assert not prep.phase.compacted_path.exists()
+
+
+def test_a_missing_requirement_gets_its_grounded_verdict_and_plan(tmp_path: Path) -> None:
+    prep, header = setup(tmp_path, "prose-status-requirements", "5")
+    good = good_digest(prep.phase)
+    dropped = good.model_copy(update={"verification": [
+        r for r in good.verification if r.requirement_id not in ("R2.7", "R2.6")]})  # fmt: skip
+    settled = settle(prep, header, [Proposal(dropped, "host")])
+    lines = settled.text.split("\n")
+    assert any(line.startswith("- R2.7: PARTIAL — ") and "05-03" in line for line in lines)
+    assert "- R2.6: NOT VERIFIED — named in ROADMAP.md; no plan summary reports it" in lines
+    assert settled.sections["verification"]["source"] == "host"

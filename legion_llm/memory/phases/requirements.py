@@ -207,7 +207,7 @@ def _prose_reports(line: str) -> list[Report]:
     for sentence in _SENTENCE.split(line):
         if not _STATUS_WORD.search(sentence):
             continue
-        text = " ".join(sentence.replace("**", "").split())
+        text = " ".join(sentence.replace("**", "").split()).rstrip(" ;,")
         for clause in _CLAUSE.split(text):
             stated = stated_verdict(clause if _SIGNAL.search(clause) else text)
             found += [Report(i, "prose", text, _qualified(i, clause, stated))
