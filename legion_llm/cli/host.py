@@ -120,15 +120,19 @@ def submit_result(
     try:
         dry = replay(False)
     except ProposalProblems as exc:
-        return problems_result(step, ticket_text, exc.problems)
+        return problems_result(step, ticket_text, exc.problems, exc.details)
     problems = [] if final else step.problems(dry.data)
     if problems:
         return problems_result(step, ticket_text, problems)
     return replay(True) if write else dry
 
 
-def problems_result(step: HostStep, ticket: str, problems: list[str]) -> CommandResult:
-    data = {"ticket": ticket, "problems": problems, "written": False,
+def problems_result(
+    step: HostStep, ticket: str, problems: list[str], details: list[dict[str, Any]] | None = None
+) -> CommandResult:
+    """ok false: nothing written; `problems` one line each, `details` the step's own records
+    (compaction: section, kind, plan, id, path, repairable) when it gives them."""
+    data = {"ticket": ticket, "problems": problems, "details": details or [], "written": False,
             "engine": "host", "next": "fix every problem and submit again with the same ticket, "
             "or submit with final=true (--final) to keep what verifies and repair the rest"}  # fmt: skip
     human = "\n".join([f"Not written: {step.what}: the proposal has problems:",

@@ -100,6 +100,9 @@ def test_a_lazy_proposal_gets_problems_and_nothing_is_written(cli: Any, demo_pro
     data = result.json["data"]
     assert data["ticket"] == ticket and data["written"] is False and data["engine"] == "host"
     assert any("FX-01" in problem for problem in data["problems"])
+    sections = {detail["section"] for detail in data["details"]}
+    assert {"deliverables", "files"} <= sections  # the step's own records, per section
+    assert any(d["kind"] == "placeholder" and not d["repairable"] for d in data["details"])
     assert not (demo_project / COMPACTED).exists()
     human = submit(cli, demo_project, ticket, lazy(good), "compact", "3")
     assert human.exit_code == 1
@@ -190,6 +193,10 @@ def test_final_keeps_what_verifies_and_writes(cli: Any, demo_project: Path) -> N
     assert result.exit_code == 0, result.stderr
     data = result.json["data"]
     assert data["written"] is True and data["missing_after_repair"] == []
+    # settle takes the placeholder sections from the offline engine: never written as the host's
+    assert data["fell_back"] is True and data["engine"] == "offline+host"
+    assert data["sections"]["deliverables"]["source"] == "offline"
+    assert "): x" not in (demo_project / COMPACTED).read_text(encoding="utf-8")
     assert cli("verify-compaction", "3", "--root", demo_project, "--json").exit_code == 0
 
 

@@ -62,9 +62,10 @@ class ProposalProblems(LLMError):
 
     exit_code = 1
 
-    def __init__(self, problems: Sequence[str]) -> None:
+    def __init__(self, problems: Sequence[str], details: Sequence[dict[str, Any]] = ()) -> None:
         super().__init__("the proposal has problems: " + "; ".join(problems))
         self.problems = list(problems)
+        self.details = list(details)  # the step's own problem records, when it gives them
 
 
 class RecordingEngine(OfflineEngine):
@@ -115,7 +116,8 @@ class ReplayEngine(EngineBase):
             proposal, where = self._last[question.prompt_name][0], "the final proposal"
         else:
             earlier = self._last.get(question.prompt_name, (None, ""))[1]
-            raise ProposalProblems(reask_problems(question, earlier))
+            details = getattr(request.context, "problems", ())  # compaction: Problem.as_dict()s
+            raise ProposalProblems(reask_problems(question, earlier), tuple(details or ()))
         try:
             output = request.schema.model_validate(proposal)
         except ValidationError as exc:
