@@ -302,7 +302,7 @@ def _problems_for(review: Review, docs: tuple[PlanDoc, ...], *, single: bool) ->
     mine = [p for p in review.problems
             if p.plan in plans or p.id in ids or p.path in paths or p.agent in agents
             or not (p.plan or p.id or p.path or p.agent)]  # fmt: skip
-    return Review(review.presence, mine)
+    return Review(review.presence, mine, review.text)
 
 
 def _budget(engine: Engine, explicit: int | None) -> int | None:

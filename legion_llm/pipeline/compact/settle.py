@@ -66,7 +66,7 @@ def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
                                 f"the document was about {presence.tokens_output} tokens, "
                                 f"{presence.ratio:.2f} of the originals; keep it under {target} "
                                 "tokens"))  # fmt: skip
-    return Review(presence, problems)
+    return Review(presence, problems, text)
 
 
 def should_reask(first: Review) -> bool:
@@ -149,7 +149,7 @@ def settle(
         )
     warnings = [f"warning: repaired: {note}" for note in repaired]
     warnings += [] if candidates[0].source == OFFLINE else _fallback_warnings(sections)
-    text, redaction = _redacted(prep, render(header, digest))
+    text, redaction = _redacted(prep, final.text or render(header, digest))
     return Settled(prep, header, digest, text, final, reviews, candidates, sections, repaired,
                    warnings + redaction)  # fmt: skip
 

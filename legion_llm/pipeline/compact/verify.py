@@ -216,6 +216,7 @@ class Review:
 
     presence: VerifyReport
     problems: list[Problem]
+    text: str = ""  # the rendered document that was reviewed
 
     @property
     def repairable(self) -> list[Problem]:
