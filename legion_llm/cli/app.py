@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "scan": ("legion_llm.cli.scan", "scan_cmd", False),
     "learnings": ("legion_llm.cli.learnings", "app", True),
     "eval": ("legion_llm.cli.eval", "app", True),
+    "batch": ("legion_llm.cli.batch", "app", True),
     "llm": ("legion_llm.cli.llm", "app", True),
     "mcp": ("legion_llm.mcp.command", "mcp_cmd", False),
     "demo": ("legion_llm.cli.app", "demo", False),

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from legion_llm.cli.batch import (
+    DEFAULT_INTERVAL,
+    DEFAULT_TIMEOUT,
+    BatchOptions,
+    IntervalOpt,
+    TimeoutOpt,
+    WaitOpt,
+)
 from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.compact_all import compact_all_result
 from legion_llm.cli.host import (
     FinalOpt,
     HostOptions,
@@ -54,6 +63,15 @@ def compact_cmd(
     suggest: Annotated[
         bool, typer.Option("--suggest", help="List completed phases with no COMPACTED.md.")
     ] = False,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Compact every phase --suggest lists, one by one.")
+    ] = False,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="With --all: one Message Batch, half the price.")
+    ] = False,
+    wait: WaitOpt = False,
+    poll_interval: IntervalOpt = DEFAULT_INTERVAL,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     engine: EngineOpt = None,
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
@@ -72,8 +90,14 @@ def compact_cmd(
     if suggest:
         finish(suggest_result(c), c)
         return
+    if all_ or batch or wait:
+        options = BatchOptions(batch, wait, poll_interval, timeout)
+        _check_all(phase, all_, options, dry_run)
+        finish(compact_all_result(c, options, engine=engine, model=model, max_cost=max_cost,
+                                  force=force), c)  # fmt: skip
+        return
     if phase is None:
-        raise UsageError("compact needs a PHASE (or --suggest)")
+        raise UsageError("compact needs a PHASE (or --suggest, or --all)")
     host = HostOptions(prepare, out, proposal, ticket, final)
     if host.active:
         found = _phase(c, phase)
@@ -81,6 +105,17 @@ def compact_cmd(
         return
     session = open_session(c, engine, model, max_cost, price=price)
     finish(compact_result(c, _phase(c, phase), session, force=force, dry_run=dry_run), c)
+
+
+def _check_all(phase: str | None, all_: bool, options: BatchOptions, dry_run: bool) -> None:
+    if not all_:
+        raise UsageError("--batch and --wait go with --all (compact PHASE is one direct run)")
+    if phase is not None:
+        raise UsageError("compact --all takes no PHASE (it compacts every phase --suggest lists)")
+    if options.wait and not options.batch:
+        raise UsageError("--wait goes with --batch")
+    if dry_run:
+        raise UsageError("--all writes each verified file; preview one phase with PHASE --dry-run")
 
 
 def compact_maker(found: Phase, force: bool) -> MakeStep:

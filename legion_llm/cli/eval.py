@@ -6,7 +6,7 @@ summary table, a JSON log (`--out`), and exit code 1 when a gate fails.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -14,13 +14,32 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from legion_llm.cli import eval_errors, learn_eval
-from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.batch import (
+    DEFAULT_INTERVAL,
+    DEFAULT_TIMEOUT,
+    BatchOpt,
+    BatchOptions,
+    IntervalOpt,
+    TimeoutOpt,
+    WaitOpt,
+)
+from legion_llm.cli.batch_evals import eval_batch_result
+from legion_llm.cli.common import (
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+)
 from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import plain, rich_print, table
 
 if TYPE_CHECKING:
     from legion_llm.evals.compaction import EvalRun
+    from legion_llm.llm.engine import Engine
 
 app = typer.Typer(no_args_is_help=True, help="Run an eval suite and check its gates.")
 
@@ -55,37 +74,59 @@ def compaction(
     price: PriceOpt = None,
     fixtures: FixturesOpt = None,
     out: OutOpt = None,
+    batch: BatchOpt = False,
+    wait: WaitOpt = False,
+    poll_interval: IntervalOpt = DEFAULT_INTERVAL,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Compact every fixture phase, score it, check the gates (evals/compaction.toml)."""
-    from legion_llm.evals.compaction import (
-        DEFINITION,
-        eval_log,
-        load_cases,
-        load_definition,
-        run_compaction_eval,
-    )
-    from legion_llm.llm.prompts import load_prompt
-    from legion_llm.memory.gitinfo import head_commit
-    from legion_llm.pipeline.compact.offline import PROMPT
+    from legion_llm.evals.compaction import load_definition
 
     c = common(root, today, json_)
     dataset, _ = load_definition()
     folder = fixtures or dataset
-    total = len(load_cases(folder)) if folder else 0
     check_out(c, out)
+    if batch or wait:
+        options = BatchOptions(batch, wait, poll_interval, timeout)
+        finish(eval_batch_result(c, "compaction", folder, out, options, engine=engine,
+                                 model=model, max_cost=max_cost, price=price), c)  # fmt: skip
+        return
     session = open_session(c, engine, model, max_cost, price=price)
-    with progress(total, "compaction", json_) as on_case:
-        run = run_compaction_eval(session.engine, folder, today=c.today, on_case=on_case)
-    log = eval_log(run, session.engine, prompt_sha256=load_prompt(PROMPT).sha256,
+    finish(compaction_result(c, session.engine, folder, out, warnings=session.warnings), c)
+
+
+def compaction_result(
+    c: Common,
+    engine: Engine,
+    folder: Path | None,
+    out: Path | None,
+    *,
+    log_extra: Callable[[], dict[str, Any]] | None = None,
+    write_log: bool = True,
+    warnings: Sequence[str] = (),
+) -> CommandResult:
+    """Run the compaction eval with `engine` and write its log (for the command and a batch:
+    `log_extra()` is called once the suite has run, just before the log is written)."""
+    from legion_llm.evals.compaction import DEFINITION, eval_log, load_cases, run_compaction_eval
+    from legion_llm.llm.prompts import load_prompt
+    from legion_llm.memory.gitinfo import head_commit
+    from legion_llm.pipeline.compact.offline import PROMPT
+
+    total = len(load_cases(folder)) if folder else 0
+    with progress(total, "compaction", c.as_json or not write_log) as on_case:
+        run = run_compaction_eval(engine, folder, today=c.today, on_case=on_case)
+    log = eval_log(run, engine, prompt_sha256=load_prompt(PROMPT).sha256,
                    commit=head_commit(DEFINITION.parent))  # fmt: skip
-    path = write_eval_log(c, "compaction", session.engine.name, out, log)
+    if not write_log:
+        return CommandResult("eval compaction", log)
+    log.update(log_extra() if log_extra else {})
+    path = write_eval_log(c, "compaction", engine.name, out, log)
     data = {**log, "log": str(path)}
-    result = CommandResult("eval compaction", data, lambda: _human(run, path), session.warnings,
-                           0 if run.passed else 1)  # fmt: skip
-    finish(result, c)
+    return CommandResult("eval compaction", data, lambda: _human(run, path), list(warnings),
+                         0 if run.passed else 1)  # fmt: skip
 
 
 COLUMNS = ["case", "tokens", "log share", "ratio", "id recall", "path recall", "invented",

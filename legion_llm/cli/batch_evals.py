@@ -1,0 +1,126 @@
+"""`legion-llm eval compaction|distill|learnings --batch [--wait]`: an eval run as ONE batch.
+
+The suite runs twice, unchanged: once to plan (every request recorded, answered offline for now,
+no log written), once after the batch has ended to score it (batch answers at the batch price,
+direct calls for what the batch did not hold). The eval log records the batch id, how many
+answers came from the batch and how many were direct, and the cost as billed at the batch price.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from legion_llm.cli.common import CommandResult, Common
+
+if TYPE_CHECKING:
+    from legion_llm.cli.batch import BatchOptions
+    from legion_llm.llm.engine import Engine
+    from legion_llm.pipeline.batch.record import BatchRecord
+    from legion_llm.pipeline.batch.run import Checkpoint, JobCase
+
+SUITES = ("compaction", "distill", "learnings")
+CASE = "eval"
+
+
+def suite_result(
+    suite: str, c: Common, engine: Engine, fixtures: Path | None, out: Path | None, **kwargs: Any
+) -> CommandResult:
+    """The suite's own run-and-log function (the same one the direct command uses)."""
+    if suite == "compaction":
+        from legion_llm.cli.eval import compaction_result
+
+        return compaction_result(c, engine, fixtures, out, **kwargs)
+    from legion_llm.cli import learn_eval
+
+    return learn_eval.suite_result(suite, c, engine, fixtures, out, **kwargs)
+
+
+@dataclass
+class EvalJob:
+    """One eval run as a batch job: a single case, the whole suite."""
+
+    c: Common
+    suite: str
+    fixtures: Path | None
+    out: Path | None
+    batch_id: str | None = None
+    last: CommandResult | None = field(default=None, repr=False)
+
+    @property
+    def kind(self) -> str:
+        return f"eval-{self.suite}"
+
+    def cases(self) -> list[JobCase]:
+        from legion_llm.pipeline.batch.run import JobCase
+
+        return [JobCase(CASE, f"eval {self.suite}", f"eval-{self.suite}")]
+
+    def fingerprint(self, case: JobCase) -> str | None:
+        return None  # the requests, planned again at collect, are compared instead
+
+    def options(self) -> dict[str, Any]:
+        return {"suite": self.suite, "today": self.c.today.isoformat(),
+                "fixtures": str(self.fixtures) if self.fixtures else None,
+                "out": str(self.out) if self.out else None}  # fmt: skip
+
+    def run(self, case: JobCase, engine: Engine, checkpoint: Checkpoint | None) -> dict[str, Any]:
+        if checkpoint is None:
+            suite_result(self.suite, self.c, engine, self.fixtures, None, write_log=False)
+            return {}
+
+        def batch_info() -> dict[str, Any]:
+            checkpoint()
+            return {"batch": self._batch_info(engine)}
+
+        result = suite_result(self.suite, self.c, engine, self.fixtures, self.out,
+                              log_extra=batch_info)  # fmt: skip
+        self.last = result
+        passed = result.exit_code == 0
+        return {"status": "gates pass" if passed else "gates failed", "passed": passed,
+                "path": result.data.get("log")}  # fmt: skip
+
+    def _batch_info(self, engine: Engine) -> dict[str, Any]:
+        from legion_llm.llm.claude_api.batches import BATCH_FACTOR, BatchEngine
+
+        ledger = getattr(engine, "primary", engine)
+        stats = ledger.ledger.current() if isinstance(ledger, BatchEngine) else None
+        return {"id": self.batch_id, "price_factor": BATCH_FACTOR,
+                **(stats.as_dict() if stats else {})}  # fmt: skip
+
+
+def eval_batch_result(
+    c: Common,
+    suite: str,
+    fixtures: Path | None,
+    out: Path | None,
+    options: BatchOptions,
+    *,
+    engine: str | None,
+    model: str | None,
+    max_cost: float | None,
+) -> CommandResult:
+    from legion_llm.cli.batch import batch_engines_for, collect_result, submit_result
+    from legion_llm.errors import UsageError
+
+    if options.wait and not options.batch:
+        raise UsageError("--wait goes with --batch")
+    job = EvalJob(c, suite, fixtures, out)
+    submitted = submit_result(c, job, batch_engines_for(c, model, max_cost, engine), max_cost)
+    if not options.wait:
+        return submitted
+    collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,
+                               timeout=options.timeout, max_cost=max_cost)  # fmt: skip
+    collected.data = {"submitted": submitted.data, **collected.data}
+    return collected
+
+
+def eval_job(c: Common, record: BatchRecord) -> EvalJob:
+    """The job of an eval batch, from its record (its date and paths as submitted)."""
+    options = record.options
+    when = Common(c.root, date.fromisoformat(options["today"]), c.as_json)
+    fixtures, out = options.get("fixtures"), options.get("out")
+    return EvalJob(when, str(options["suite"]), Path(fixtures) if fixtures else None,
+                   Path(out) if out else None, record.id)  # fmt: skip

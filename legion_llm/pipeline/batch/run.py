@@ -1,0 +1,250 @@
+"""Submit and collect one Message Batch for any job: the unchanged pipeline, run twice.
+
+    submit   every case (a phase, an eval run) runs through the pipeline with the planning
+             engine: each request is recorded (llm/batch.py) and answered offline for now, and
+             nothing is written. The planned requests' cost at the batch price is checked
+             against --max-cost (refused with one line, nothing submitted), ONE batch is
+             created, and the record is saved under the root.
+    collect  once the batch has ended its results are downloaded (once, into the record); each
+             case not yet collected is checked (its originals' hash and its requests, planned
+             again offline, must match what was submitted, else it is stale and nothing is
+             written), then runs through the same pipeline with the batch engine: batch answers
+             where they exist, direct calls for the rest, the pipeline's own verify, re-ask,
+             repair and write. After each case the record is saved, so a killed collect resumes
+             where it stopped and a second collect writes nothing twice.
+
+A job says which cases it has and how one runs (`BatchJob`); this module knows no pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from legion_llm.errors import InputError, LegionError
+from legion_llm.llm.batch import BatchLedger, PlannedRequest
+from legion_llm.llm.budget import Usage
+from legion_llm.llm.engine import Engine
+from legion_llm.llm.errors import BudgetExceededError
+from legion_llm.memory.files import locked
+from legion_llm.pipeline.batch.record import BatchRecord, CaseEntry, batches_dir
+
+if TYPE_CHECKING:
+    from legion_llm.llm.claude_api.batches import BatchEngines, BatchStatus
+
+EnginesFor = Callable[[BatchLedger], "BatchEngines"]
+Checkpoint = Callable[[], None]
+
+
+@dataclass(frozen=True)
+class JobCase:
+    key: str
+    label: str
+    id_prefix: str
+
+
+class BatchJob(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    def cases(self) -> Sequence[JobCase]: ...
+
+    def fingerprint(self, case: JobCase) -> str | None: ...
+
+    def run(self, case: JobCase, engine: Engine, checkpoint: Checkpoint | None) -> dict[str, Any]:
+        """Plan (checkpoint None): run without writing. Collect: run, call `checkpoint` before
+        writing anything, return the case's outcome ({"status": ..., ...})."""
+        ...
+
+    def options(self) -> dict[str, Any]: ...
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------- submit
+
+
+def plan_job(job: BatchJob, engines: BatchEngines) -> dict[str, CaseEntry]:
+    """Run every case through the planning engine; the ledger then holds every request."""
+    ledger = engines.batch.ledger
+    entries: dict[str, CaseEntry] = {}
+    for case in job.cases():
+        ledger.begin(case.key, case.id_prefix)
+        entry = CaseEntry(case.key, case.label, fingerprint=job.fingerprint(case))
+        try:
+            job.run(case, engines.pipeline, None)
+        except LegionError as exc:
+            entry.problem = exc.message
+            ledger.drop(case.key)
+        entry.custom_ids = [p.custom_id for p in ledger.planned_for(case.key)]
+        entries[case.key] = entry
+    return entries
+
+
+def planned_cost(planned: Sequence[PlannedRequest], model: str) -> float:
+    """The most the planned requests are expected to cost at the batch price: every input token
+    at the dearer of base and cache-write price, and each request's expected output."""
+    from legion_llm.llm.claude_api.batches import batch_factor
+    from legion_llm.llm.pricing import worst_case_cost
+
+    total = sum(worst_case_cost(model, input_tokens=p.input_tokens, max_tokens=p.expected_output)
+                for p in planned)  # fmt: skip
+    return total * batch_factor(model)
+
+
+def submit_job(
+    job: BatchJob, engines: BatchEngines, root: Path, *, max_cost: float | None
+) -> BatchRecord:
+    """Plan, check the cap, create ONE batch, save its record. Returns the record."""
+    entries = plan_job(job, engines)
+    ledger, model = engines.batch.ledger, engines.batch.model
+    if not ledger.planned:
+        problems = "; ".join(f"{e.label}: {e.problem}" for e in entries.values() if e.problem)
+        raise InputError("nothing to submit: no case needs a model call" + (f" ({problems})" if problems else ""),
+                         data={"cases": {k: e.problem for k, e in entries.items()}})  # fmt: skip
+    cost = planned_cost(ledger.planned, model)
+    if max_cost is not None and cost > max_cost:
+        raise BudgetExceededError(
+            f"not submitted: the batch of {len(ledger.planned)} requests could cost up to "
+            f"${cost:.4f} at the batch price, over --max-cost ${max_cost:.4f}",
+            data={"requests": len(ledger.planned), "estimated_cost_usd": round(cost, 6),
+                  "max_cost_usd": max_cost},
+        )  # fmt: skip
+    status = engines.api.create(ledger.requests())
+    record = BatchRecord(status.id, job.kind, now_iso(), model, job.options(), cost, entries,
+                         dict(ledger.index))  # fmt: skip
+    with locked(batches_dir(root), root=root):
+        record.save(root)
+    return record
+
+
+# ---------------------------------------------------------------- collect
+
+
+@dataclass
+class CollectReport:
+    record: BatchRecord
+    status: BatchStatus
+    collected_now: list[str] = field(default_factory=list)
+
+    @property
+    def ended(self) -> bool:
+        return self.status.ended
+
+    def outcomes(self) -> list[dict[str, Any]]:
+        rows = []
+        for key, entry in self.record.cases.items():
+            if entry.outcome is not None:
+                again = key not in self.collected_now
+                rows.append({"case": key, "label": entry.label, **entry.outcome,
+                             "collected_before": again})  # fmt: skip
+        return rows
+
+    def total_usage(self) -> dict[str, Any]:
+        total: dict[str, Any] = {}
+        for row in self.outcomes():
+            for name, value in (row.get("usage") or {}).items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    total[name] = total.get(name, 0) + value
+        if "estimated_cost_usd" in total:
+            total["estimated_cost_usd"] = round(total["estimated_cost_usd"], 6)
+        return {**total, "model": self.record.model, "batch_id": self.record.id}
+
+
+def collect_job(
+    job: BatchJob,
+    record: BatchRecord,
+    engines_for: EnginesFor,
+    root: Path,
+    *,
+    on_case: Callable[[str], None] | None = None,
+) -> CollectReport:
+    """Download (once) and settle every case not collected yet; see the module docstring."""
+    replay = BatchLedger("replay")
+    engines = engines_for(replay)
+    with locked(batches_dir(root), root=root):
+        status = engines.api.retrieve(record.id)
+        report = CollectReport(record, status)
+        if not status.ended:
+            return report
+        if record.results is None:
+            results = engines.api.results(record.id)
+            record.results = {k: v.as_dict() for k, v in results.items()}
+            record.save(root)
+        replay.results, replay.index = record.stored_results(), dict(record.index)
+        replay.journal = record.journal
+        for case in job.cases():
+            entry = record.cases.get(case.key)
+            if entry is None or entry.outcome is not None:
+                continue
+            entry.outcome = _collect_case(job, case, entry, engines, engines_for, record, root)
+            report.collected_now.append(case.key)
+            record.save(root)
+            if on_case is not None:
+                on_case(case.label)
+        if all(e.outcome is not None for e in record.cases.values()):
+            record.collected_at = record.collected_at or now_iso()
+            record.save(root)
+    return report
+
+
+def _collect_case(
+    job: BatchJob,
+    case: JobCase,
+    entry: CaseEntry,
+    engines: BatchEngines,
+    engines_for: EnginesFor,
+    record: BatchRecord,
+    root: Path,
+) -> dict[str, Any]:
+    if entry.problem:
+        return {"status": "not submitted", "reason": entry.problem}
+    stale = _stale(job, case, entry, engines_for, record)
+    if stale:
+        return {"status": "stale", "reason": stale}
+    ledger = engines.batch.ledger
+    ledger.begin(case.key, case.id_prefix)
+    meter = engines.batch.meter
+    before = meter.total.copy()
+    try:
+        outcome = job.run(case, engines.pipeline, lambda: record.save(root))
+    except LegionError as exc:
+        outcome = {"status": "failed", "reason": exc.message}
+    usage = _minus(meter.total, before)
+    return {**outcome, "usage": _usage_dict(usage), "batch": ledger.current().as_dict()}
+
+
+def _stale(
+    job: BatchJob, case: JobCase, entry: CaseEntry, engines_for: EnginesFor, record: BatchRecord
+) -> str | None:
+    """Why this case must not be settled from the batch now, or None."""
+    if entry.fingerprint is not None and job.fingerprint(case) != entry.fingerprint:
+        return "its originals changed since the batch was submitted; not written"
+    planning = BatchLedger("plan")
+    planning.begin(case.key, case.id_prefix)
+    try:
+        job.run(case, engines_for(planning).pipeline, None)
+    except LegionError as exc:
+        return f"it can no longer be prepared ({exc.message}); not written"
+    submitted = sorted(k for k, v in record.index.items() if v in set(entry.custom_ids))
+    if sorted(p.slot.key for p in planning.planned) != submitted:
+        return ("its requests differ from those submitted (the originals, a prompt or a setting "
+                "changed); not written")  # fmt: skip
+    return None
+
+
+def _minus(after: Usage, before: Usage) -> Usage:
+    return Usage(
+        **{f.name: getattr(after, f.name) - getattr(before, f.name) for f in fields(after)}
+    )
+
+
+def _usage_dict(usage: Usage) -> dict[str, Any]:
+    data = {f.name: getattr(usage, f.name) for f in fields(usage)}
+    data["estimated_cost_usd"] = round(usage.estimated_cost_usd, 6)
+    return data
