@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -44,7 +44,7 @@ from legion_llm.llm.engine import (
     OfflineEngine,
     Request,
 )
-from legion_llm.llm.errors import LLMUnavailableError, NoApiKeyError
+from legion_llm.llm.errors import LLMUnavailableError, NoApiKeyError, StructuredOutputError
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.memory.redact import Redactor
 
@@ -180,6 +180,7 @@ class BatchEngine(ClaudeEngine):
     def __init__(self, *args: Any, ledger: BatchLedger, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ledger = ledger
+        self.direct_down: str | None = None  # why direct calls stopped (batch answers still count)
 
     def _send(self, kwargs: dict[str, Any], *rest: Any) -> Message:
         slot = self.ledger.slot(kwargs)
@@ -189,8 +190,14 @@ class BatchEngine(ClaudeEngine):
         message = self._from_batch(slot) or self._from_journal(slot)
         if message is not None:
             return message
+        if self.direct_down is not None:
+            raise LLMUnavailableError(self.direct_down)
         spent = self.meter.total.estimated_cost_usd
-        message = super()._send(kwargs, *rest)
+        try:
+            message = super()._send(kwargs, *rest)
+        except LLMUnavailableError as exc:
+            self.direct_down = exc.message
+            raise
         self.ledger.journal[slot.key] = {"message": message.model_dump(mode="json")}
         stats = self.ledger.current()
         stats.direct += 1
@@ -270,6 +277,24 @@ def _as_message(data: Any) -> Message | None:
     )
 
 
+class ReplayEngine(FallbackEngine):
+    """Replay mode: the batch engine answers; when one answer cannot be had (a direct call fails,
+    an answer is unusable) the offline step answers that one, with a notice. Unlike a plain
+    fallback it never stops asking the batch engine: the batch's answers need no network."""
+
+    def answer(self, request: Request[A]) -> Answer[A]:
+        try:
+            return self.primary.answer(request)
+        except (LLMUnavailableError, StructuredOutputError) as exc:
+            if not self.fallback.registry.has(request.prompt.name):
+                raise
+            self.notices.add(
+                f"notice: an answer to prompt {request.prompt.name!r} could not be had from the "
+                f"batch or directly ({exc.message}); the offline engine answered it"
+            )
+            return replace(self.fallback.answer(request), fallback_reason=exc.message)
+
+
 class PlanningEngine(EngineBase):
     """Plan mode: the batch engine records each request, and the offline step answers it for now
     (so the pipeline reaches its next request). Nothing is sent, nothing is billed."""
@@ -331,6 +356,6 @@ def batch_engines(
     offline = OfflineEngine(registry, **shared)
     batch = BatchEngine(config, credential, ledger=ledger, **shared, **(claude_options or {}))
     pipeline: Engine = (
-        PlanningEngine(batch, offline) if ledger.mode == "plan" else FallbackEngine(batch, offline)
+        PlanningEngine(batch, offline) if ledger.mode == "plan" else ReplayEngine(batch, offline)
     )
     return BatchEngines(batch, pipeline, BatchAPI(batch))
