@@ -59,7 +59,11 @@ class BatchOptions:
 
 
 def batch_engines_for(
-    c: Common, model: str | None, max_cost: float | None, engine: str | None = None
+    c: Common,
+    model: str | None,
+    max_cost: float | None,
+    engine: str | None = None,
+    price: str | None = None,
 ) -> Callable[[BatchLedger], BatchEngines]:
     """A factory of batch engines (one per ledger) from the command's options."""
     from legion_llm.cli.render import stderr_line
@@ -71,11 +75,12 @@ def batch_engines_for(
         raise UsageError(
             f"--batch sends through Anthropic's Message Batches API; --engine {engine} cannot"
         )
-    config, _ = resolve_config(c, "anthropic", model, max_cost)
+    config, _ = resolve_config(c, "anthropic", model, max_cost, price)
     notices, redactor = Notices(stderr_line), project_redactor(c.root)
 
     def make(ledger: BatchLedger) -> BatchEngines:
-        return batch_engines(config, ledger, notices=notices, redactor=redactor)
+        return batch_engines(config, ledger, notices=notices, redactor=redactor,
+                             explicit=engine == "anthropic")  # fmt: skip
 
     return make
 
@@ -83,14 +88,26 @@ def batch_engines_for(
 # ---------------------------------------------------------------- submit (shared by --batch)
 
 
-def submit_result(
-    c: Common, job: BatchJob, make: Callable[[BatchLedger], BatchEngines], max_cost: float | None
-) -> CommandResult:
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine options of a `--batch` command, kept in the record for its collect."""
+
+    model: str | None = None
+    max_cost: float | None = None
+    engine: str | None = None
+    price: str | None = None
+
+    def engines_for(self, c: Common) -> Callable[[BatchLedger], BatchEngines]:
+        return batch_engines_for(c, self.model, self.max_cost, self.engine, self.price)
+
+
+def submit_result(c: Common, job: BatchJob, choice: EngineChoice) -> CommandResult:
     from legion_llm.llm.batch import BatchLedger
     from legion_llm.pipeline.batch.run import submit_job
 
-    engines = make(BatchLedger("plan"))
-    record = submit_job(job, engines, c.root, max_cost=max_cost)
+    engines = choice.engines_for(c)(BatchLedger("plan"))
+    kept = {"engine": choice.engine, "price": choice.price}
+    record = submit_job(job, engines, c.root, max_cost=choice.max_cost, engine_options=kept)
     skipped = {k: e.problem for k, e in record.cases.items() if e.problem}
     data = {**record.summary(), "batch_id": record.id, "record": _rel(c, record),
             "cases": {k: {"label": e.label, "custom_ids": e.custom_ids, "problem": e.problem}
@@ -131,7 +148,7 @@ def status_result(c: Common, batch_id: str | None) -> CommandResult:
     from legion_llm.pipeline.batch.record import latest_record
 
     record = latest_record(c.root, batch_id)
-    engines = batch_engines_for(c, record.model, None)(BatchLedger("replay"))
+    engines = record_choice(record).engines_for(c)(BatchLedger("replay"))
     status = engines.api.retrieve(record.id)
     collected = sum(1 for e in record.cases.values() if e.outcome is not None)
     data = {**record.summary(), "batch_id": record.id, **status.as_dict(),
@@ -184,7 +201,7 @@ def collect_result(
     from legion_llm.pipeline.batch.run import collect_job
 
     record = latest_record(c.root, batch_id)
-    make = batch_engines_for(c, record.model, max_cost)
+    make = record_choice(record, max_cost).engines_for(c)
     if wait:
         status = wait_until_ended(make(BatchLedger("replay")).api, record.id, interval=interval,
                                   timeout=timeout, quiet=c.as_json)  # fmt: skip
@@ -195,6 +212,13 @@ def collect_result(
     if not report.ended:
         return _pending(record, report.status)
     return render_collect(c, report)
+
+
+def record_choice(record: BatchRecord, max_cost: float | None = None) -> EngineChoice:
+    """The engine a record was submitted with (its model and prices); `max_cost` caps the
+    direct calls of this collect."""
+    kept = record.options.get("engine_options") or {}
+    return EngineChoice(record.model, max_cost, kept.get("engine"), kept.get("price"))
 
 
 def job_for(c: Common, record: BatchRecord) -> BatchJob:

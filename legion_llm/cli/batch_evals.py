@@ -83,12 +83,13 @@ class EvalJob:
                 "path": result.data.get("log")}  # fmt: skip
 
     def _batch_info(self, engine: Engine) -> dict[str, Any]:
-        from legion_llm.llm.claude_api.batches import BATCH_FACTOR, BatchEngine
+        from legion_llm.llm.claude_api.batches import BatchEngine
 
-        ledger = getattr(engine, "primary", engine)
-        stats = ledger.ledger.current() if isinstance(ledger, BatchEngine) else None
-        return {"id": self.batch_id, "price_factor": BATCH_FACTOR,
-                **(stats.as_dict() if stats else {})}  # fmt: skip
+        batch = getattr(engine, "primary", engine)
+        if not isinstance(batch, BatchEngine):
+            return {"id": self.batch_id}
+        return {"id": self.batch_id, "price_factor": batch.info.batch_factor,
+                **batch.ledger.current().as_dict()}  # fmt: skip
 
 
 def eval_batch_result(
@@ -101,14 +102,15 @@ def eval_batch_result(
     engine: str | None,
     model: str | None,
     max_cost: float | None,
+    price: str | None = None,
 ) -> CommandResult:
-    from legion_llm.cli.batch import batch_engines_for, collect_result, submit_result
+    from legion_llm.cli.batch import EngineChoice, collect_result, submit_result
     from legion_llm.errors import UsageError
 
     if options.wait and not options.batch:
         raise UsageError("--wait goes with --batch")
     job = EvalJob(c, suite, fixtures, out)
-    submitted = submit_result(c, job, batch_engines_for(c, model, max_cost, engine), max_cost)
+    submitted = submit_result(c, job, EngineChoice(model, max_cost, engine, price))
     if not options.wait:
         return submitted
     collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,

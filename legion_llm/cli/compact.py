@@ -94,7 +94,7 @@ def compact_cmd(
         options = BatchOptions(batch, wait, poll_interval, timeout)
         _check_all(phase, all_, options, dry_run)
         finish(compact_all_result(c, options, engine=engine, model=model, max_cost=max_cost,
-                                  force=force), c)  # fmt: skip
+                                  price=price, force=force), c)  # fmt: skip
         return
     if phase is None:
         raise UsageError("compact needs a PHASE (or --suggest, or --all)")

@@ -25,9 +25,10 @@ def compact_all_result(
     engine: str | None,
     model: str | None,
     max_cost: float | None,
+    price: str | None = None,
     force: bool = False,
 ) -> CommandResult:
-    from legion_llm.cli.batch import batch_engines_for, collect_result, submit_result
+    from legion_llm.cli.batch import EngineChoice, collect_result, submit_result
     from legion_llm.pipeline.batch.compact import CompactAllJob
 
     job = CompactAllJob.pending(c.root, c.today)
@@ -38,8 +39,8 @@ def compact_all_result(
     if not options.batch:
         from legion_llm.cli.llm import open_session
 
-        return direct_result(c, job, open_session(c, engine, model, max_cost))
-    submitted = submit_result(c, job, batch_engines_for(c, model, max_cost, engine), max_cost)
+        return direct_result(c, job, open_session(c, engine, model, max_cost, price=price))
+    submitted = submit_result(c, job, EngineChoice(model, max_cost, engine, price))
     if not options.wait:
         return submitted
     collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,

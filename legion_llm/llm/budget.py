@@ -68,8 +68,10 @@ def call_usage(
     output_tokens: int,
     cache_read_input_tokens: int = 0,
     cache_creation_input_tokens: int = 0,
+    batch: bool = False,
 ) -> Usage:
-    """The usage of one billed call, priced from the table in pricing.py."""
+    """The usage of one billed call, priced from the table in pricing.py (`batch`: at the
+    Message Batches price)."""
     counts = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
@@ -78,10 +80,11 @@ def call_usage(
     }
     prompt = input_tokens + cache_read_input_tokens + cache_creation_input_tokens
     saved = cache_savings(info, read=cache_read_input_tokens, written=cache_creation_input_tokens,
-                          prompt_tokens=prompt)  # fmt: skip
+                          prompt_tokens=prompt) * (info.batch_factor if batch else 1.0)  # fmt: skip
     cost = estimate_cost(info, input_tokens=input_tokens, output_tokens=output_tokens,
                          cache_read_input_tokens=cache_read_input_tokens,
-                         cache_creation_input_tokens=cache_creation_input_tokens)  # fmt: skip
+                         cache_creation_input_tokens=cache_creation_input_tokens,
+                         batch=batch)  # fmt: skip
     return Usage(calls=1, **counts, estimated_cost_usd=cost, avoided_by_cache_usd=saved)
 
 

@@ -203,7 +203,7 @@ def test_a_setting_that_changes_the_requests_makes_the_phase_stale(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     batch_id = submitted(world)
-    monkeypatch.setenv("LEGION_LLM_STRUCTURED", "json_schema")  # the requests would differ now
+    monkeypatch.setenv("LEGION_LLM_EFFORT", "high")  # the requests would differ now
 
     data = world.json("batch", "collect", batch_id)["data"]
 

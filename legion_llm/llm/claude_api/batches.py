@@ -33,7 +33,8 @@ from legion_llm.llm.batch import (
     results_from_lines,
 )
 from legion_llm.llm.budget import UsageMeter, call_usage, check_fits
-from legion_llm.llm.claude_api.client import ClaudeEngine, is_retryable, retry_after_seconds
+from legion_llm.llm.claude_api.client import ClaudeEngine
+from legion_llm.llm.claude_api.http import is_retryable, retry_after_seconds
 from legion_llm.llm.config import LLMConfig, find_credential
 from legion_llm.llm.engine import (
     Answer,
@@ -55,11 +56,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 A = TypeVar("A", bound=BaseModel)
-BATCH_FACTOR = 0.5  # the Message Batches API bills every token at half the standard price
-
-
-def batch_factor(model: str) -> float:
-    return BATCH_FACTOR
 
 
 def check_batch_id(batch_id: str) -> str:
@@ -212,7 +208,7 @@ class BatchEngine(ClaudeEngine):
             self.input_budget(max_tokens),
             f"the request for this prompt (model {self.model})",
         )
-        expected = int(rest[0]) if rest else max_tokens
+        expected = int(rest[0]) if rest else max_tokens  # ClaudeEngine.answer's expected output
         self.ledger.plan(slot, dict(kwargs), input_tokens=estimate, max_tokens=max_tokens,
                          expected_output=min(expected, max_tokens))  # fmt: skip
 
@@ -234,7 +230,7 @@ class BatchEngine(ClaudeEngine):
                 f"{custom_id}: the batch answer is not a Messages API answer; sent directly"
             )
             return None
-        cost = self._record(message, batch_factor(self.model))
+        cost = self._record(message, batch=True)
         stats = self.ledger.current()
         stats.from_batch += 1
         stats.batch_cost_usd += cost
@@ -247,16 +243,17 @@ class BatchEngine(ClaudeEngine):
             return None
         stats = self.ledger.current()
         stats.direct += 1
-        stats.direct_cost_usd += self._record(message, 1.0)
+        stats.direct_cost_usd += self._record(message, batch=False)
         return message
 
-    def _record(self, message: Message, factor: float) -> float:
+    def _record(self, message: Message, *, batch: bool) -> float:
+        """Record a stored answer's usage (at the batch price when it came from the batch)."""
         usage = message.usage
-        billed = call_usage(self.model, input_tokens=usage.input_tokens,
+        billed = call_usage(self.info, input_tokens=usage.input_tokens,
                             output_tokens=usage.output_tokens,
                             cache_read_input_tokens=usage.cache_read_input_tokens or 0,
-                            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0)  # fmt: skip
-        billed.estimated_cost_usd *= factor
+                            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
+                            batch=batch)  # fmt: skip
         self.meter.record(billed, self.name)
         return billed.estimated_cost_usd
 
@@ -286,8 +283,9 @@ class ReplayEngine(FallbackEngine):
         try:
             return self.primary.answer(request)
         except (LLMUnavailableError, StructuredOutputError) as exc:
-            if not self.fallback.registry.has(request.prompt.name):
-                raise
+            explicit = self.explicit and isinstance(exc, LLMUnavailableError)
+            if explicit or not self.fallback.registry.has(request.prompt.name):
+                raise  # --engine anthropic: a failing direct call is the case's failure
             self.notices.add(
                 f"notice: an answer to prompt {request.prompt.name!r} could not be had from the "
                 f"batch or directly ({exc.message}); the offline engine answered it"
@@ -343,6 +341,7 @@ def batch_engines(
     notices: Notices | None = None,
     redactor: Redactor | None = None,
     claude_options: Mapping[str, Any] | None = None,
+    explicit: bool = False,
 ) -> BatchEngines:
     """The engines for a batch run. The Message Batches API is Claude's: without a key or token
     this is NoApiKeyError, whatever --engine says."""
@@ -356,6 +355,8 @@ def batch_engines(
     offline = OfflineEngine(registry, **shared)
     batch = BatchEngine(config, credential, ledger=ledger, **shared, **(claude_options or {}))
     pipeline: Engine = (
-        PlanningEngine(batch, offline) if ledger.mode == "plan" else ReplayEngine(batch, offline)
+        PlanningEngine(batch, offline)
+        if ledger.mode == "plan"
+        else ReplayEngine(batch, offline, explicit=explicit)
     )
     return BatchEngines(batch, pipeline, BatchAPI(batch))

@@ -23,8 +23,7 @@ from legion_llm.memory.files import read_bytes, read_text
 from legion_llm.memory.phases.extract import normalise
 from legion_llm.memory.phases.find import Phase, completed_without_compaction, find_phase
 from legion_llm.pipeline.batch.run import Checkpoint, JobCase
-from legion_llm.pipeline.compact import run as compact_run
-from legion_llm.pipeline.compact.run import CompactResult, compact_phase
+from legion_llm.pipeline.compact.run import CompactResult, compact_phase, write_compacted
 
 
 def phase_status(result: CompactResult) -> str:
@@ -102,7 +101,7 @@ class CompactAllJob:
         if existing is not None and not self.force:
             shown = phase.compacted_path.relative_to(self.root)
             return {"status": "skipped", "reason": f"{shown} was written meanwhile; not replaced"}
-        compact_run._write(phase, result.text, self.force)
+        write_compacted(result.settled)
         result.written = True
         return outcome_of(result, self.root)
 

@@ -34,6 +34,7 @@ from legion_llm.pipeline.batch.record import BatchRecord, CaseEntry, batches_dir
 
 if TYPE_CHECKING:
     from legion_llm.llm.claude_api.batches import BatchEngines, BatchStatus
+    from legion_llm.llm.pricing import ModelInfo
 
 EnginesFor = Callable[[BatchLedger], "BatchEngines"]
 Checkpoint = Callable[[], None]
@@ -86,28 +87,34 @@ def plan_job(job: BatchJob, engines: BatchEngines) -> dict[str, CaseEntry]:
     return entries
 
 
-def planned_cost(planned: Sequence[PlannedRequest], model: str) -> float:
-    """The most the planned requests are expected to cost at the batch price: every input token
-    at the dearer of base and cache-write price, and each request's expected output."""
-    from legion_llm.llm.claude_api.batches import batch_factor
-    from legion_llm.llm.pricing import worst_case_cost
+def planned_cost(planned: Sequence[PlannedRequest], info: ModelInfo) -> float:
+    """What the planned requests could cost at the batch price: each one's input at the dearer
+    of base and cache-write price, and the output ClaudeEngine expects of it (as the cap of a
+    direct call reserves)."""
+    from legion_llm.llm.pricing import call_cost_bound
 
-    total = sum(worst_case_cost(model, input_tokens=p.input_tokens, max_tokens=p.expected_output)
+    total = sum(call_cost_bound(info, input_tokens=p.input_tokens, output_tokens=p.expected_output)
                 for p in planned)  # fmt: skip
-    return total * batch_factor(model)
+    return float(total * info.batch_factor)
 
 
 def submit_job(
-    job: BatchJob, engines: BatchEngines, root: Path, *, max_cost: float | None
+    job: BatchJob,
+    engines: BatchEngines,
+    root: Path,
+    *,
+    max_cost: float | None,
+    engine_options: dict[str, Any] | None = None,
 ) -> BatchRecord:
-    """Plan, check the cap, create ONE batch, save its record. Returns the record."""
+    """Plan, check the cap, create ONE batch, save its record (with `engine_options`, what the
+    collect needs to build the same engine). Returns the record."""
     entries = plan_job(job, engines)
     ledger, model = engines.batch.ledger, engines.batch.model
     if not ledger.planned:
         problems = "; ".join(f"{e.label}: {e.problem}" for e in entries.values() if e.problem)
         raise InputError("nothing to submit: no case needs a model call" + (f" ({problems})" if problems else ""),
                          data={"cases": {k: e.problem for k, e in entries.items()}})  # fmt: skip
-    cost = planned_cost(ledger.planned, model)
+    cost = planned_cost(ledger.planned, engines.batch.info)
     if max_cost is not None and cost > max_cost:
         raise BudgetExceededError(
             f"not submitted: the batch of {len(ledger.planned)} requests could cost up to "
@@ -116,7 +123,8 @@ def submit_job(
                   "max_cost_usd": max_cost},
         )  # fmt: skip
     status = engines.api.create(ledger.requests())
-    record = BatchRecord(status.id, job.kind, now_iso(), model, job.options(), cost, entries,
+    options = {**job.options(), "engine_options": dict(engine_options or {})}
+    record = BatchRecord(status.id, job.kind, now_iso(), model, options, cost, entries,
                          dict(ledger.index))  # fmt: skip
     with locked(batches_dir(root), root=root):
         record.save(root)
@@ -215,7 +223,7 @@ def _collect_case(
         outcome = job.run(case, engines.pipeline, lambda: record.save(root))
     except LegionError as exc:
         outcome = {"status": "failed", "reason": exc.message}
-    usage = _minus(meter.total, before)
+    usage = meter.total.minus(before)
     return {**outcome, "usage": _usage_dict(usage), "batch": ledger.current().as_dict()}
 
 
