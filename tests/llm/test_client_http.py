@@ -332,8 +332,15 @@ def test_max_cost_stops_before_the_reask(api: respx.MockRouter, claude: Make) ->
 
 
 def test_deprecated_model_becomes_one_notice(
-    api: respx.MockRouter, claude: Make, collected: Notices
+    api: respx.MockRouter, claude: Make, collected: Notices, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import anthropic._data
+
+    # the SDK's own list decides which models warn (2.15 dropped Sonnet 4.5 after its end of
+    # life); the test is about our handling of that warning, so it names the model itself
+    monkeypatch.setitem(
+        anthropic._data.DEPRECATED_MODELS, "claude-sonnet-4-5", "November 30th, 2026"
+    )
     api.post("/v1/messages").mock(return_value=tool_reply(GOOD, model="claude-sonnet-4-5"))
     engine = claude(model="claude-sonnet-4-5", fallback_offline=False)
     with warnings.catch_warnings():
