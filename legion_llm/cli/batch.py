@@ -292,7 +292,7 @@ def render_collect(c: Common, report: CollectReport) -> CommandResult:
     return CommandResult("batch collect", data, "\n".join(lines), [], 1 if bad else 0)
 
 
-BAD_STATUSES = ("failed", "stale", "skipped")
+BAD_STATUSES = ("failed", "stale", "skipped", "gates failed")  # exit 1, as the direct command
 
 
 def _outcome_line(row: dict[str, Any]) -> str:

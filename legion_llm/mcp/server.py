@@ -20,6 +20,7 @@ from mcp.types import ToolAnnotations
 import legion_llm
 from legion_llm.mcp.params import bounded
 from legion_llm.mcp.runner import Runner
+from legion_llm.mcp.tools_batch import BatchTools
 from legion_llm.mcp.tools_host import HostTools
 from legion_llm.mcp.tools_knowledge import KnowledgeTools
 from legion_llm.mcp.tools_memory import MemoryTools
@@ -39,11 +40,12 @@ READ_ONLY = frozenset(
     {"outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing", "signals",
      "recall_topic", "patterns_recall", "errors_recall", "errors_match", "compact_suggest",
      "verify_compaction", "phase_context", "learnings_load", "compact_prepare", "distill_prepare",
-     "learnings_extract_prepare"}
+     "learnings_extract_prepare", "batch_status"}
 )  # fmt: skip
 ADDITIVE = frozenset({"outcomes_add", "patterns_add", "preferences_add", "learnings_add"})
 CALLS_CLAUDE = frozenset(
-    {"errors_add", "errors_match", "compact", "distill", "learnings_extract"}
+    {"errors_add", "errors_match", "compact", "distill", "learnings_extract", "compact_all",
+     "batch_status", "batch_collect"}
 )  # fmt: skip
 
 
@@ -81,6 +83,7 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
         KnowledgeTools(runner),
         PipelineTools(runner),
         HostTools(runner),
+        BatchTools(runner),
     )
     for toolbox in toolboxes:
         for name, method in tool_methods(toolbox):

@@ -11,6 +11,7 @@ import pytest
 
 from legion_llm.llm.batch import request_sha256
 from tests.batch.conftest import FOUR_PHASES, TODAY, MakeWorld, World, record_files, submitted
+from tests.batch.test_eval_batch import standard
 from tests.fakes import Reply
 from tests.pipeline.compaction_cases import fingerprint
 
@@ -80,6 +81,15 @@ def test_collect_writes_every_verified_phase_and_reports_each(world: World) -> N
         assert row["batch"]["from_batch"] >= 1  # the proposal came from the batch
         assert row["usage"]["estimated_cost_usd"] > 0
     assert set(world.compacted()) == {"02-invoice-lifecycle", "03-billing-exports"}
+    for row in rows.values():  # a phase settled from its batch answer alone: half the price
+        if row["batch"]["direct"] == 0:
+            [item] = [
+                i for i in world.batches.items if i.custom_id == f"phase-{row['case']}-chunk-1"
+            ]
+            assert row["usage"]["estimated_cost_usd"] == pytest.approx(
+                standard(item.usage) / 2, abs=2e-6
+            )
+    assert any(row["batch"]["direct"] == 0 for row in rows.values())
     total = data["usage"]
     assert total["estimated_cost_usd"] == pytest.approx(
         sum(r["usage"]["estimated_cost_usd"] for r in rows.values()), abs=1e-6

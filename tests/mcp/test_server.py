@@ -22,6 +22,7 @@ TOOLS = {
     "compact_suggest", "verify_compaction", "phase_context", "distill", "learnings_add",
     "learnings_load", "learnings_extract", "compact_prepare", "compact_submit", "distill_prepare",
     "distill_submit", "learnings_extract_prepare", "learnings_extract_submit", "scan",
+    "compact_all", "batch_status", "batch_collect",
 }  # fmt: skip
 RECORD = {"phase": "4", "plan": "04-03", "agent": "engineering-security-engineer",
           "outcome": "success", "summary": "Audit export signed with the hash chain head",
