@@ -18,12 +18,13 @@ from legion_llm.llm.claude_code.envelope import (
 from legion_llm.llm.config import resolve_llm_config
 from legion_llm.llm.engine import Engine, FallbackEngine, Notices, OfflineEngine, select_engine
 from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, NoToolCallError
-from legion_llm.llm.pricing import DEFAULT_MODEL
+from legion_llm.llm.pricing import DEFAULT_MODEL, estimate_cost, model_info
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from tests.llm.claude_stub import StubClaude, answer, option, reply
 
 GOOD = {"echo": "legion", "length": 6}
+FUTURE = "claude-future-9"  # a model pricing.py does not know: the CLI's own cost stands
 
 
 @pytest.fixture
@@ -42,12 +43,14 @@ def ask(chosen: Engine, word: str = "legion") -> Any:
     return chosen.ask(SelfTestReply, PROMPT, {"word": word})
 
 
-def test_a_success_follows_the_real_argv_and_reports_the_cli_cost(stub: StubClaude) -> None:
+def test_a_success_follows_the_real_argv_and_reports_the_cost(stub: StubClaude) -> None:
     stub.script(answer(GOOD, cost=0.0123, **{"in": 1200, "out": 80, "cache_read": 300}))
     chosen = engine()
     result = ask(chosen)
     assert result.output == SelfTestReply(**GOOD) and result.engine == "claude-code"
-    assert result.usage.estimated_cost_usd == pytest.approx(0.0123)
+    ours = estimate_cost(model_info(DEFAULT_MODEL), input_tokens=1200, output_tokens=80,
+                         cache_read_input_tokens=300)  # fmt: skip
+    assert result.usage.estimated_cost_usd == pytest.approx(ours)  # our table knows the model
     assert (result.usage.calls, result.usage.input_tokens, result.usage.output_tokens) == (
         1,
         1200,
@@ -69,12 +72,19 @@ def test_a_success_follows_the_real_argv_and_reports_the_cli_cost(stub: StubClau
                            "CLAUDE_CODE_MAX_RETRIES": "3", "CLAUDE_CODE_EFFORT_LEVEL": "low",
                            "DISABLE_PROMPT_CACHING": "1"}  # fmt: skip
     assert "ANTHROPIC_API_KEY" not in call["env"] and "ANTHROPIC_AUTH_TOKEN" not in call["env"]
-    assert chosen.meter.as_dict(chosen.name)["estimated_cost_usd"] == pytest.approx(0.0123)
+    assert chosen.meter.as_dict(chosen.name)["estimated_cost_usd"] == pytest.approx(ours, abs=1e-6)
+
+
+def test_a_model_our_table_lacks_is_priced_by_the_cli(stub: StubClaude) -> None:
+    stub.script(answer(GOOD, cost=0.0123))
+    result = ask(engine(LEGION_LLM_MODEL=FUTURE))
+    assert result.usage.estimated_cost_usd == pytest.approx(0.0123)
+    assert option(stub.print_calls()[0]["argv"], "--model") == FUTURE
 
 
 def test_max_budget_is_what_is_left_of_max_cost(stub: StubClaude) -> None:
     stub.script(answer(GOOD, cost=0.25))
-    chosen = engine(LEGION_LLM_MAX_COST="1")
+    chosen = engine(LEGION_LLM_MAX_COST="1", LEGION_LLM_MODEL=FUTURE)
     ask(chosen)
     ask(chosen)
     budgets = [float(option(c["argv"], "--max-budget-usd")) for c in stub.print_calls()]
@@ -83,7 +93,7 @@ def test_max_budget_is_what_is_left_of_max_cost(stub: StubClaude) -> None:
 
 def test_budget_exceeded_records_what_was_spent(stub: StubClaude) -> None:
     stub.script(reply("budget", cost=0.004))
-    chosen = engine(LEGION_LLM_MAX_COST="0.5")
+    chosen = engine(LEGION_LLM_MAX_COST="0.5", LEGION_LLM_MODEL=FUTURE)
     with pytest.raises(
         BudgetExceededError, match=r"--max-budget-usd of \$0.5000 after spending \$0.0040"
     ):
@@ -93,7 +103,7 @@ def test_budget_exceeded_records_what_was_spent(stub: StubClaude) -> None:
 
 def test_a_spent_allowance_stops_before_the_cli_runs(stub: StubClaude) -> None:
     stub.script(answer(GOOD, cost=0.5))
-    chosen = engine(LEGION_LLM_MAX_COST="0.5")
+    chosen = engine(LEGION_LLM_MAX_COST="0.5", LEGION_LLM_MODEL=FUTURE)
     ask(chosen)
     with pytest.raises(BudgetExceededError, match=r"stopped before a call .* \$0.5000 spent"):
         ask(chosen)

@@ -94,4 +94,4 @@ def test_explicit_claude_code_failing_mid_run_does_not_fall_back(
     stub.script(answer({"echo": "legion", "length": 6}, cost=0.003))
     ok = cli("llm", "selftest", "--engine", "claude-code", "--root", project, "--json")
     assert ok.exit_code == 0 and ok.json["data"]["usage"]["engine"] == "claude-code"
-    assert ok.json["data"]["usage"]["estimated_cost_usd"] == pytest.approx(0.003)
+    assert 0 < ok.json["data"]["usage"]["estimated_cost_usd"] < 0.003  # priced by our table

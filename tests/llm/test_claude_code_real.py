@@ -167,7 +167,7 @@ def test_the_real_budget_stop(logged_in: Path, api: FakeMessagesAPI) -> None:
         BudgetExceededError, match=r"Claude Code stopped at its --max-budget-usd of \$0.5000"
     ):
         chosen.ask(SelfTestReply, PROMPT, {"word": "legion"})
-    assert chosen.meter.total.estimated_cost_usd > 0.5  # what the CLI spent is reported
+    assert chosen.meter.total.estimated_cost_usd > 0.1  # what the CLI spent is reported
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from legion_llm.llm.budget import Usage, check_fits, input_budget
+from legion_llm.llm.claude_api.request import expected_output
 from legion_llm.llm.claude_api.structured import describe
 from legion_llm.llm.claude_code.cli import CliRun, CliTimeout, probe, run_cli
 from legion_llm.llm.claude_code.envelope import (
@@ -41,12 +42,13 @@ from legion_llm.llm.claude_code.envelope import (
 from legion_llm.llm.config import LLMConfig
 from legion_llm.llm.engine import Answer, EngineBase, Request
 from legion_llm.llm.errors import InvalidOutputError, NoToolCallError
-from legion_llm.llm.pricing import ModelInfo, row_or_dearest
+from legion_llm.llm.pricing import MODELS, ModelInfo, estimate_cost, row_or_dearest
 from legion_llm.llm.tokens import count_tokens, with_safety
 
 T = TypeVar("T", bound=BaseModel)
 Runner = Callable[..., CliRun]
 SCHEMA_OVERHEAD_TOKENS = 600  # the CLI's own system line and StructuredOutput tool text
+DEFAULT_ANSWER_TOKENS = 1024  # as the API engine's: a step that gives no estimate of its answer
 
 
 class ClaudeCodeEngine(EngineBase):
@@ -107,12 +109,14 @@ class ClaudeCodeEngine(EngineBase):
         estimate = with_safety(count_tokens("\n".join((request.prompt.system, user, schema))))
         estimate += SCHEMA_OVERHEAD_TOKENS
         check_fits(estimate, self.input_budget(max_tokens), f"the prompt (model {self.model})")
-        self.meter.reserve(self._info(), input_tokens=estimate, expected_output=max_tokens,
-                           max_tokens=max_tokens)  # fmt: skip
+        answer = request.expected_output_tokens or min(max_tokens, DEFAULT_ANSWER_TOKENS)
+        allowed = self.meter.reserve(self._info(), input_tokens=estimate,
+                                     expected_output=expected_output(self._info(), answer),
+                                     max_tokens=max_tokens)  # fmt: skip
         budget = self._remaining_budget()
         argv = self.argv(schema, request.prompt.system, budget)
         try:
-            run = self._run(argv, stdin=user, env=self.child_env(max_tokens),
+            run = self._run(argv, stdin=user, env=self.child_env(allowed),
                             timeout=self.config.deadline_s)  # fmt: skip
         except CliTimeout as exc:
             raise ClaudeCodeError(f"Claude Code gave {exc} (deadline_s)") from None
@@ -121,7 +125,7 @@ class ClaudeCodeEngine(EngineBase):
                 f"{self.cli} could not be started: {exc.strerror or exc}"
             ) from None
         envelope = read_envelope(run, self.version)
-        self.meter.record(usage_of(envelope), self.name)
+        self.meter.record(usage_of(envelope, table_price), self.name)
         raise_for_error(envelope, budget)
         output = structured_output(envelope)
         if output is NO_OUTPUT:
@@ -154,6 +158,21 @@ class ClaudeCodeEngine(EngineBase):
         """What is left of --max-cost (meter.reserve has made sure something is)."""
         cap = self.meter.max_cost_usd
         return None if cap is None else cap - self.meter.total.estimated_cost_usd
+
+
+def table_price(model: str, counts: Mapping[str, int]) -> float | None:
+    """Our price for one model's counts when pricing.py knows the model (the CLI's own table
+    can be older than the model it runs), else None: the CLI's figure stands."""
+    info = MODELS.get(model)
+    if info is None:
+        return None
+    return estimate_cost(
+        info,
+        input_tokens=counts.get("input_tokens", 0),
+        output_tokens=counts.get("output_tokens", 0),
+        cache_read_input_tokens=counts.get("cache_read_input_tokens", 0),
+        cache_creation_input_tokens=counts.get("cache_creation_input_tokens", 0),
+    )
 
 
 def _validate(output: object, schema: type[T]) -> tuple[T | None, str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from legion_llm.errors import EXIT_USAGE
@@ -114,31 +115,44 @@ def _excerpt(text: str) -> str:
 
 
 def cost_of(envelope: dict[str, Any]) -> float:
-    cost = envelope.get("total_cost_usd")
-    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0
+    return _number(envelope.get("total_cost_usd"))
 
 
-def usage_of(envelope: dict[str, Any]) -> Usage:
-    """Tokens summed over `modelUsage` (every call the CLI made), cost from `total_cost_usd`."""
+Price = Callable[[str, Mapping[str, int]], "float | None"]
+_ROW = {"input_tokens": "inputTokens", "output_tokens": "outputTokens",
+        "cache_read_input_tokens": "cacheReadInputTokens",
+        "cache_creation_input_tokens": "cacheCreationInputTokens"}  # fmt: skip
+
+
+def usage_of(envelope: dict[str, Any], price: Price | None = None) -> Usage:
+    """Tokens summed over `modelUsage` (every call the CLI made); the cost of each model's row by
+    `price` when it knows the model, else the CLI's `costUSD` (and `total_cost_usd` overall)."""
     models = envelope.get("modelUsage")
-    rows = [m for m in models.values() if isinstance(m, dict)] if isinstance(models, dict) else []
-    names = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
-    totals = [sum(_count(row.get(name)) for row in rows) for name in names]
+    rows = (
+        {str(k): v for k, v in models.items() if isinstance(v, dict)}
+        if isinstance(models, dict)
+        else {}
+    )
+    totals = dict.fromkeys(_ROW, 0)
+    cost = 0.0
+    for name, row in rows.items():
+        counts = {ours: _count(row.get(theirs)) for ours, theirs in _ROW.items()}
+        for key, value in counts.items():
+            totals[key] += value
+        ours = price(name, counts) if price else None
+        cost += ours if ours is not None else _number(row.get("costUSD"))
     if not rows:
         main = envelope.get("usage")
         main = main if isinstance(main, dict) else {}
-        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                "cache_creation_input_tokens")  # fmt: skip
-        totals = [_count(main.get(key)) for key in keys]
-    cost = cost_of(envelope)
-    return Usage(
-        calls=1 if any(totals) or cost else 0,
-        input_tokens=totals[0],
-        output_tokens=totals[1],
-        cache_read_input_tokens=totals[2],
-        cache_creation_input_tokens=totals[3],
-        estimated_cost_usd=cost,
-    )
+        totals = {key: _count(main.get(key)) for key in _ROW}
+        cost = cost_of(envelope)
+    elif price is None:
+        cost = cost_of(envelope)
+    return Usage(calls=1 if any(totals.values()) or cost else 0, **totals, estimated_cost_usd=cost)
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 def _count(value: object) -> int:
