@@ -7,19 +7,22 @@ from pathlib import Path
 import pytest
 
 from legion_llm.errors import InputError
-from legion_llm.evals.errors import (
-    DEFINITION,
-    ErrorsEvalResult,
+from legion_llm.evals.error_scores import (
     PairCounts,
+    exact_collisions,
     fix_at_k,
     grouping_accuracy,
     grouping_completeness,
-    load_dataset,
-    load_definition,
     pairwise_counts,
-    run_errors_eval,
     share,
     single_link,
+)
+from legion_llm.evals.errors import (
+    DEFINITION,
+    SplitResult,
+    load_dataset,
+    load_definition,
+    run_errors_eval,
 )
 from legion_llm.memory.signatures.match import Match, SignatureIndex
 
@@ -53,16 +56,24 @@ def test_fix_at_k_and_share() -> None:
     assert share([True, False, False, False]) == 0.25
 
 
+def test_exact_collisions_name_each_pair_of_groups_once() -> None:
+    prints = ["f1", "f1", "f2", None, None, "f1"]
+    labels = ["a", "a", "b", "b", "c", "c"]
+    assert exact_collisions(prints, labels) == ["a = c"]  # None never collides
+    assert exact_collisions(["x", "y"], ["a", "b"]) == []
+
+
 def test_dataset_and_definition_load() -> None:
     data = load_dataset(FIXTURES)
     assert len(data.messages) == 394 and len(data.groups) == 77
     assert {m.group for m in data.messages} <= set(data.groups)
     definition = load_definition(DEFINITION)
-    assert definition.dataset == FIXTURES.resolve()
-    assert definition.gates == {
+    assert definition.splits["original"].path == FIXTURES.resolve()
+    assert definition.gates["original"] == {
         "pairwise_precision": 0.98,
         "pairwise_recall": 0.90,
         "fix_at_1": 0.95,
+        "max_exact_collisions": 0,
     }
 
 
@@ -96,32 +107,45 @@ def test_a_failing_case_does_not_abort_the_run(
         return real_rank(self, query, limit)
 
     monkeypatch.setattr(SignatureIndex, "rank", flaky_rank)
-    result = run_errors_eval(tmp_path)
+    [result] = run_errors_eval(tmp_path).splits
     assert result.messages == 5 and result.fix_queries == 3
     assert [f.split(":")[0] for f in result.failures] == ["pairs for g1-02", "fix query g1-02"]
     assert result.fix_at_1 == pytest.approx(2 / 3)  # the failed query counts as a miss
     assert not result.passed
 
 
+def test_gates_with_max_are_upper_bounds() -> None:
+    [result] = run_errors_eval(FIXTURES).splits
+    result.gates = {"max_hard_negative_false_fix": 0.0, "fix_at_1": 0.5}
+    assert result.gate_results() == {
+        "max_hard_negative_false_fix": result.hard_negative_false_fix == 0.0,
+        "fix_at_1": True,
+    }
+    result.gates = {"max_exact_collisions": 0}
+    result.exact_collisions = ["a = b"]
+    assert result.gate_results() == {"max_exact_collisions": False} and not result.passed
+
+
 @pytest.fixture(scope="module")
-def result() -> ErrorsEvalResult:
-    return run_errors_eval(FIXTURES)
+def result() -> SplitResult:
+    return run_errors_eval(splits=["original"]).split("original")
 
 
-def test_full_eval_runs_clean(result: ErrorsEvalResult) -> None:
+def test_full_eval_runs_clean(result: SplitResult) -> None:
     assert result.failures == []
     assert result.messages == 394 and result.groups == 77 and result.fix_queries == 394 - 77
-    assert result.gates == load_definition(DEFINITION).gates
+    assert result.gates == load_definition(DEFINITION).gates["original"]
     assert 0.0 < result.ambiguous_share < 0.5
 
 
-def test_full_eval_meets_precision_and_fix_gates(result: ErrorsEvalResult) -> None:
+def test_full_eval_meets_precision_and_fix_gates(result: SplitResult) -> None:
     gates = result.gate_results()
     assert gates["pairwise_precision"], result.precision
     assert gates["fix_at_1"], result.fix_at_1
-    assert result.fix_at_5 >= result.fix_at_1
+    assert result.fix_at_5 >= result.fix_at_1_ranked
     assert result.grouping_accuracy >= 0.95
+    assert result.exact_collisions == []
 
 
-def test_full_eval_meets_the_recall_gate(result: ErrorsEvalResult) -> None:
+def test_full_eval_meets_the_recall_gate(result: SplitResult) -> None:
     assert result.gate_results()["pairwise_recall"], result.recall

@@ -1,4 +1,4 @@
-"""`legion-llm eval errors`: the error matcher over the labelled set, gates, JSON log."""
+"""`legion-llm eval errors`: the error matcher over every labelled split, gates, JSON log."""
 
 from __future__ import annotations
 
@@ -12,16 +12,25 @@ from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import table
 
+# (label, field, format)
 METRICS = [
-    ("pairwise precision", "precision", "pairwise_precision"),
-    ("pairwise recall", "recall", "pairwise_recall"),
-    ("grouping accuracy", "grouping_accuracy", None),
-    ("grouping completeness", "grouping_completeness", None),
-    ("fix@1", "fix_at_1", "fix_at_1"),
-    ("fix@5", "fix_at_5", None),
-    ("ambiguous band, fix queries", "ambiguous_share", None),
-    ("ambiguous band, all pairs", "pair_ambiguous_share", None),
+    ("messages / groups", None, ""),
+    ("fix@1 (first accepted fix is right)", "fix_at_1", ".3f"),
+    ("fix@1 ranked / fix@5", None, ""),
+    ("pairwise precision", "precision", ".3f"),
+    ("pairwise recall", "recall", ".3f"),
+    ("grouping accuracy", "grouping_accuracy", ".3f"),
+    ("hard negatives given a look-alike's fix", "hard_negative_false_fix", ".3f"),
+    ("exact-fingerprint collisions", "exact_collisions", ""),
+    ("queries that would call a model", "model_share", ".3f"),
 ]
+GATE_OF = {
+    "fix_at_1": "fix_at_1",
+    "precision": "pairwise_precision",
+    "recall": "pairwise_recall",
+    "hard_negative_false_fix": "max_hard_negative_false_fix",
+    "exact_collisions": "max_exact_collisions",
+}
 
 
 def errors_eval_cmd(
@@ -29,23 +38,32 @@ def errors_eval_cmd(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     price: PriceOpt = None,
-    fixtures: Annotated[Path | None, typer.Option("--fixtures", help="Labelled error set.")] = None,
+    split: Annotated[
+        list[str] | None,
+        typer.Option("--split", help="original, dev or test (repeatable; default: all)."),
+    ] = None,
+    fixtures: Annotated[
+        Path | None, typer.Option("--fixtures", help="Another labelled set (test gates).")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the JSON log here.")] = None,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Pairwise precision/recall, grouping accuracy, fix@1/fix@5 of the error matcher; exit 1 on
-    a failed gate. The ambiguous band goes to the engine (Claude, or the offline rule)."""
+    """fix@1, pairwise precision/recall, hard negatives and exact collisions of the error
+    matcher on each split; exit 1 on a failed gate. With an engine, one call per query judges
+    the candidates above the floor (the offline rule otherwise)."""
     from legion_llm.evals.errors import run_errors_eval
     from legion_llm.memory.gitinfo import head_commit
-    from legion_llm.pipeline.errmatch import PROMPT, adjudicate
+    from legion_llm.pipeline.errmatch import PROMPT, judge_verdicts
 
     c = common(root, today, json_)  # no date enters the matcher; --today is only checked
     check_out(c, out)
     session = open_session(c, engine, model, max_cost, price=price)
     result = run_errors_eval(
-        fixtures, lambda text, match: adjudicate(session.engine, text, match)[0]
+        fixtures,
+        lambda text, matches: judge_verdicts(session.engine, text, matches),
+        splits=split or None,
     )
     data: dict[str, Any] = {
         **result.as_dict(),
@@ -57,27 +75,37 @@ def errors_eval_cmd(
         "usage": session.usage(),
     }
     data["log"] = str(write_eval_log(c, "errors", session.engine.name, out, data))
-    gates = result.gate_results()
 
     def human() -> None:
-        rows = [
-            [label, f"{getattr(result, field):.3f}", _gate(result.gates, gates, gate)]
-            for label, field, gate in METRICS
-        ]
-        table(
-            f"eval errors: {result.messages} messages, {result.groups} groups",
-            ["metric", "value", "gate"],
-            rows,
-        )
+        splits = result.splits
+        rows = [[label, *(_cell(s, label, name, fmt) for s in splits)]
+                for label, name, fmt in METRICS]  # fmt: skip
+        table("eval errors", ["metric", *(s.split for s in splits)], rows)
+        for s in splits:
+            eco = [[e, int(v["fix_queries"]), f"{v['fix_at_1']:.3f}", int(v["hard_negatives"]),
+                    f"{v['hard_negative_false_fix']:.3f}"] for e, v in s.ecosystems.items()]  # fmt: skip
+            table(f"{s.split}: per ecosystem", ["ecosystem", "queries", "fix@1",
+                  "hard negatives", "false fix"], eco)  # fmt: skip
 
     code = 0 if result.passed else 1
     finish(CommandResult("eval errors", data, human, session.warnings + result.failures, code), c)
 
 
-def _gate(limits: dict[str, float], passed: dict[str, bool], name: str | None) -> str:
-    if name is None or name not in limits:
-        return ""
-    return f">= {limits[name]} {'ok' if passed[name] else 'FAILED'}"
+def _cell(split: Any, label: str, name: str | None, fmt: str) -> str:
+    if name is None:
+        if label.startswith("messages"):
+            return f"{split.messages} / {split.groups}"
+        return f"{split.fix_at_1_ranked:.3f} / {split.fix_at_5:.3f}"
+    value = getattr(split, name)
+    text = str(len(value)) if isinstance(value, list) else format(value, fmt)
+    gate = GATE_OF.get(name, "")
+    if gate in split.gates:
+        limit = split.gates[gate]
+        ok = split.gate_results()[gate]
+        text += (
+            f" ({'<=' if gate.startswith('max_') else '>='} {limit:g} {'ok' if ok else 'FAILED'})"
+        )
+    return text
 
 
 def _prompt_hash(name: str) -> str:

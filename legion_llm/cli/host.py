@@ -263,16 +263,17 @@ def submit_with(
     return submit_result(make(prepared, args), ticket, proposal, final=final, write=write)
 
 
-def judge_request(close_calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """`errors match` with no model: the close calls, with the prompt's instructions and schema,
-    for the calling agent to judge (nothing is written, so there is nothing to submit)."""
+def judge_request(close_calls: dict[str, Any]) -> dict[str, Any]:
+    """`errors match` with no model: the close candidates, with the prompt's instructions and
+    schema, for the calling agent to judge (nothing is written, so there is nothing to submit)."""
     from legion_llm.llm.prompts import load_prompt
-    from legion_llm.pipeline.errmatch import PROMPT, RootCauseVerdict
+    from legion_llm.pipeline.errmatch import PROMPT, MatchVerdicts
 
     return {
         "instructions": load_prompt(PROMPT).system,
-        "schema": RootCauseVerdict.model_json_schema(),
-        "candidates": close_calls,
-        "note": "No model judged these close calls; the offline rule gave offline_verdict. "
-        "Judge each from its inputs; a candidate you judge the same root cause has the fix to try.",
+        "schema": MatchVerdicts.model_json_schema(),
+        **close_calls,
+        "note": "No model judged these close candidates; the offline rule gave offline_verdict. "
+        "Judge them from the inputs; the candidate you pick as the same root cause has the fix "
+        "to try (match 0: none of them).",
     }

@@ -169,10 +169,10 @@ class LazySession:
         return self.session
 
     def decider(self) -> Decide:
-        def decide(signature: str, match: Match) -> tuple[bool, str]:
+        def decide(signature: str, matches: Sequence[Match]) -> tuple[int | None, str]:
             from legion_llm.pipeline.errmatch import engine_decider
 
-            return engine_decider(self.open().engine)(signature, match)
+            return engine_decider(self.open().engine)(signature, matches)
 
         return decide
 

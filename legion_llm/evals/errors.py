@@ -1,43 +1,68 @@
-"""Error-signature eval (issue 6): dataset, pure scorers and a runner for the signature matcher.
+"""Error-signature eval (issues 6 and 14): datasets, splits, and a runner for the matcher.
 
-Dataset: `fixtures/errors/` (README.md there): `groups.jsonl` and one `<ecosystem>.jsonl` of
-labelled messages per ecosystem. Definition and gates: `evals/errors.toml`.
+Datasets (README.md in each folder): `fixtures/errors/` (the original hand-labelled set, the
+`original` split) and `fixtures/errors-corpus/` (real error messages from public issue threads;
+each group carries `split: dev|test`, assigned once by family). Definition and gates:
+`evals/errors.toml`; the gates that matter apply to `test`, which nothing was tuned on.
 
-Metrics, all computed by pure functions below:
+Per split, with the scorers in `error_scores.py`:
 
-- pairwise precision / recall of "same root cause" over every unordered pair of messages. A pair is
-  predicted "same" when the matcher puts it in the "match" band, or in the "ambiguous" band and the
-  `decide` function (the offline engine by default, an LLM adjudicator later) says so. The index
-  holds every message, so IDF is that of a store of this size.
-- grouping accuracy: messages are clustered by single link over the predicted-same pairs; a message
-  counts as correctly grouped when the majority label of its cluster is its own group (ties go to
-  the alphabetically first group). This is cluster *purity*: it punishes merging different root
-  causes, not splitting one, so `grouping_completeness` reports the reverse view (the share of
-  each group's messages that sit in that group's largest cluster, over all messages).
-- fix@1 / fix@5: each group stores one resolved fix from a held-apart variant (its first message by
-  id); every other message queries the index of those held-apart variants, and it is a hit when
-  its own group's candidate ranks first / within the first five.
-- ambiguous share: the share of those fix queries whose best candidate sits in the ambiguous band,
-  i.e. the queries that would cost an LLM call; `pair_ambiguous_share` is the same over all pairs.
+- pairwise precision / recall of "same root cause" over every unordered pair of messages (the
+  de-duplication question `errors add` asks), decided by the deterministic rule;
+- grouping accuracy / completeness of the single-link clusters of those pairs;
+- fix@1 as a user sees it: each group stores one resolved fix (its first message by id), every
+  other message queries that store like `errors match`, and it is a hit when the first candidate
+  judged "same root cause" is its own group's; `fix_at_1_ranked` only asks that the top-ranked
+  candidate is (whatever the verdict), fix@5 that it is among the first five;
+- hard negatives: every message of a group that has look-alikes (`confusable_with`) queries the
+  store *without* its own group; it is a false fix when any candidate is judged the same;
+- exact collisions: fingerprints strong enough to decide a match alone, shared by two groups;
+- model share: the share of those queries that would call a model (candidates above the judge
+  floor and no strong exact match);
+- the same per ecosystem.
+
+The `judge` (offline rule by default, one model call per query with an engine) sees the ranked
+candidates of a query and says which are the same root cause. One failing case never aborts a run.
 """
 
 from __future__ import annotations
 
 import json
 import tomllib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
-from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex, decide_offline
+from legion_llm.evals.error_scores import (
+    PairCounts,
+    exact_collisions,
+    fix_at_k,
+    grouping_accuracy,
+    grouping_completeness,
+    pairwise_counts,
+    share,
+)
+from legion_llm.memory.signatures.match import (
+    Candidate,
+    Match,
+    SignatureIndex,
+    decide_offline,
+    needs_judge,
+    strong_fingerprint,
+)
 
 DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "errors.toml"
-DEFAULT_GATES = {"pairwise_precision": 0.98, "pairwise_recall": 0.90, "fix_at_1": 0.95}
+DEFAULT_GATES = {
+    "pairwise_precision": 0.98,
+    "fix_at_1": 0.95,
+    "max_hard_negative_false_fix": 0.05,
+    "max_exact_collisions": 0,
+}
 
-Decide = Callable[[str, Match], bool]  # (query error text, ambiguous match) -> same root cause?
+Judge = Callable[[str, Sequence[Match]], list[bool]]  # (query, ranked candidates) -> same?
 Pair = tuple[int, int]
 
 
@@ -56,6 +81,8 @@ class ErrorGroup:
     root_cause: str
     fix: str
     confusable_with: tuple[str, ...] = ()
+    family: str = ""
+    split: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,9 +92,18 @@ class ErrorsDataset:
 
 
 @dataclass(frozen=True)
+class SplitSpec:
+    """One split of the definition: a folder, and the `split` value its groups must carry."""
+
+    name: str
+    path: Path
+    split: str | None = None
+
+
+@dataclass(frozen=True)
 class ErrorsEvalDefinition:
-    dataset: Path
-    gates: dict[str, float]
+    splits: dict[str, SplitSpec]
+    gates: dict[str, dict[str, float]]
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -81,121 +117,61 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_dataset(fixtures_dir: Path) -> ErrorsDataset:
-    """groups.jsonl plus every other *.jsonl in the folder (one per ecosystem), ordered by id."""
+def _group(row: dict[str, Any]) -> ErrorGroup:
+    return ErrorGroup(
+        row["group"],
+        row["ecosystem"],
+        row["root_cause"],
+        row["fix"],
+        tuple(row.get("confusable_with", ())),
+        row.get("family", ""),
+        row.get("split", ""),
+    )
+
+
+def load_dataset(fixtures_dir: Path, split: str | None = None) -> ErrorsDataset:
+    """groups.jsonl plus every other *.jsonl in the folder, ordered by id; with `split`, only
+    the groups of that split (and look-alikes only within it)."""
     groups_file = fixtures_dir / "groups.jsonl"
     if not groups_file.is_file():
         raise InputError(f"{fixtures_dir} has no groups.jsonl")
-    groups = {
-        row["group"]: ErrorGroup(
-            row["group"],
-            row["ecosystem"],
-            row["root_cause"],
-            row["fix"],
-            tuple(row.get("confusable_with", ())),
-        )
-        for row in _jsonl(groups_file)
-    }
+    groups = {g.group: g for g in map(_group, _jsonl(groups_file))}
+    if split is not None:
+        groups = {k: g for k, g in groups.items() if g.split == split}
+        if not groups:
+            raise InputError(f"{groups_file} has no group with split {split!r}")
     messages = []
     for path in sorted(fixtures_dir.glob("*.jsonl")):
         if path.name == "groups.jsonl":
             continue
         for row in _jsonl(path):
+            if split is not None and row["group"] not in groups:
+                continue
             ecosystem = groups[row["group"]].ecosystem if row["group"] in groups else path.stem
             messages.append(ErrorMessage(row["id"], row["group"], ecosystem, row["text"]))
     return ErrorsDataset(tuple(sorted(messages, key=lambda m: m.id)), groups)
 
 
 def load_definition(path: Path = DEFINITION) -> ErrorsEvalDefinition:
-    """The eval definition file: dataset path (relative to the file) and gates."""
+    """Splits (folder relative to the file, optional `split` value) and per-split gates."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    dataset = (path.parent / data["dataset"]["path"]).resolve()
-    return ErrorsEvalDefinition(dataset, {k: float(v) for k, v in data.get("gates", {}).items()})
-
-
-# ---------------------------------------------------------------- pure scorers
-
-
-@dataclass(frozen=True)
-class PairCounts:
-    true_positive: int
-    false_positive: int
-    false_negative: int
-
-    @property
-    def precision(self) -> float:
-        predicted = self.true_positive + self.false_positive
-        return self.true_positive / predicted if predicted else 1.0
-
-    @property
-    def recall(self) -> float:
-        actual = self.true_positive + self.false_negative
-        return self.true_positive / actual if actual else 1.0
-
-
-def pairwise_counts(labels: Sequence[str], same: Iterable[Pair]) -> PairCounts:
-    """Counts of predicted-same pairs (i < j, indexes into labels) against the labels."""
-    predicted = {(min(i, j), max(i, j)) for i, j in same if i != j}
-    true_positive = sum(labels[i] == labels[j] for i, j in predicted)
-    sizes = Counter(labels)
-    actual = sum(n * (n - 1) // 2 for n in sizes.values())
-    return PairCounts(true_positive, len(predicted) - true_positive, actual - true_positive)
-
-
-def single_link(count: int, same: Iterable[Pair]) -> list[int]:
-    """Cluster id (the smallest member's index) of each of `count` items, linked by `same`."""
-    parent = list(range(count))
-
-    def root(item: int) -> int:
-        while parent[item] != item:
-            parent[item] = parent[parent[item]]
-            item = parent[item]
-        return item
-
-    for i, j in same:
-        a, b = root(i), root(j)
-        parent[max(a, b)] = min(a, b)
-    return [root(item) for item in range(count)]
-
-
-def grouping_accuracy(labels: Sequence[str], same: Iterable[Pair]) -> float:
-    """Share of items whose single-link cluster has their own label as its majority label."""
-    clusters = single_link(len(labels), same)
-    members: dict[int, list[str]] = defaultdict(list)
-    for item, cluster in enumerate(clusters):
-        members[cluster].append(labels[item])
-    majority = {
-        c: min(Counter(v).items(), key=lambda kv: (-kv[1], kv[0]))[0] for c, v in members.items()
+    splits = {
+        name: SplitSpec(name, (path.parent / spec["path"]).resolve(), spec.get("split"))
+        for name, spec in data.get("splits", {}).items()
     }
-    correct = sum(majority[clusters[item]] == label for item, label in enumerate(labels))
-    return correct / len(labels) if labels else 1.0
+    gates = {
+        name: {k: float(v) for k, v in limits.items()}
+        for name, limits in data.get("gates", {}).items()
+    }
+    return ErrorsEvalDefinition(splits, gates)
 
 
-def grouping_completeness(labels: Sequence[str], same: Iterable[Pair]) -> float:
-    """Share of items that sit in the largest cluster of their own label (inverse purity)."""
-    clusters = single_link(len(labels), same)
-    per_label: dict[str, Counter[int]] = defaultdict(Counter)
-    for item, label in enumerate(labels):
-        per_label[label][clusters[item]] += 1
-    kept = sum(max(counts.values()) for counts in per_label.values())
-    return kept / len(labels) if labels else 1.0
-
-
-def fix_at_k(positions: Sequence[int | None], k: int) -> float:
-    """Share of queries whose right candidate ranked within the first k (positions are 1-based)."""
-    hits = sum(1 for p in positions if p is not None and p <= k)
-    return hits / len(positions) if positions else 0.0
-
-
-def share(flags: Sequence[bool]) -> float:
-    return sum(flags) / len(flags) if flags else 0.0
-
-
-# ---------------------------------------------------------------- runner
+# ---------------------------------------------------------------- one split
 
 
 @dataclass
-class ErrorsEvalResult:
+class SplitResult:
+    split: str
     messages: int
     groups: int
     pairs: PairCounts
@@ -204,19 +180,33 @@ class ErrorsEvalResult:
     grouping_accuracy: float
     grouping_completeness: float
     fix_at_1: float
+    fix_at_1_ranked: float
     fix_at_5: float
-    ambiguous_share: float
-    pair_ambiguous_share: float
     fix_queries: int
+    hard_negatives: int
+    hard_negative_false_fixes: int
+    hard_negative_false_fix: float
+    exact_collisions: list[str]
+    model_share: float
+    ambiguous_share: float
+    ecosystems: dict[str, dict[str, float]] = field(default_factory=dict)
     gates: dict[str, float] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
 
     def gate_results(self) -> dict[str, bool]:
-        """Each gate's name -> whether the measured value reaches it."""
-        return {
-            name: getattr(self, _GATE_FIELDS.get(name, name)) >= value
-            for name, value in self.gates.items()
-        }
+        """Each gate's name -> whether the measured value reaches it (`max_x`: at most)."""
+        results = {}
+        for name, limit in self.gates.items():
+            if name.startswith("max_"):
+                value = self._value(name[4:])
+                results[name] = value <= limit
+            else:
+                results[name] = self._value(name) >= limit
+        return results
+
+    def _value(self, name: str) -> float:
+        value = getattr(self, _GATE_FIELDS.get(name, name))
+        return float(len(value)) if isinstance(value, list) else float(value)
 
     @property
     def passed(self) -> bool:
@@ -232,95 +222,132 @@ class ErrorsEvalResult:
 _GATE_FIELDS = {"pairwise_precision": "precision", "pairwise_recall": "recall"}
 
 
-def _predict_pairs(
-    messages: Sequence[ErrorMessage], decide: Decide, failures: list[str]
-) -> tuple[set[Pair], list[bool]]:
-    """Predicted-same pairs over all messages, and per pair whether it reached the ambiguous band."""
+def offline_judge(text: str, matches: Sequence[Match]) -> list[bool]:
+    return [decide_offline(m) for m in matches]
+
+
+def _predict_pairs(messages: Sequence[ErrorMessage], failures: list[str]) -> set[Pair]:
+    """Predicted-same pairs over all messages (the de-duplication rule, no model)."""
     index = SignatureIndex(Candidate(str(i), m.text) for i, m in enumerate(messages))
     same: set[Pair] = set()
-    ambiguous = [False] * (len(messages) * (len(messages) - 1) // 2)
     for i, message in enumerate(messages):
         try:
             for match in index.rank(message.text, limit=len(index)):
                 j = int(match.candidate.key)
-                if j <= i:
-                    continue
-                ambiguous[_pair_slot(i, j, len(messages))] = match.band == "ambiguous"
-                verdict = match.band == "match" or (
-                    match.band == "ambiguous" and decide(message.text, match)
-                )
-                if verdict:
+                if j > i and decide_offline(match):
                     same.add((i, j))
         except Exception as exc:  # one failing case never aborts the run
             failures.append(f"pairs for {message.id}: {type(exc).__name__}: {exc}")
-    return same, ambiguous
+    return same
 
 
-def _pair_slot(i: int, j: int, n: int) -> int:
-    return i * n - i * (i + 1) // 2 + (j - i - 1)
+@dataclass
+class _Query:
+    message: ErrorMessage
+    position: int | None = None  # 1-based rank of the own group (fix@5, fix@1 ranked)
+    accepted: bool = False  # the first judged-same candidate is the own group
+    false_fix: bool = False  # a hard negative that got another group's fix
+    calls_model: bool = False
+    ambiguous: bool = False  # the best candidate sits in the ambiguous band
 
 
-def _fix_queries(
-    dataset: ErrorsDataset, failures: list[str]
-) -> tuple[list[int | None], list[bool]]:
-    """1-based rank of the right group's held-apart fix for every non-held message; top band flags."""
+def _store(dataset: ErrorsDataset) -> dict[str, ErrorMessage]:
+    """The held-apart message of each group: its first by id."""
     by_group: dict[str, list[ErrorMessage]] = defaultdict(list)
     for message in dataset.messages:
         by_group[message.group].append(message)
-    held = {group: sorted(items, key=lambda m: m.id)[0] for group, items in by_group.items()}
-    index = SignatureIndex(
-        Candidate(group, message.text, _fix_of(dataset, group), resolved=True)
+    return {group: sorted(items, key=lambda m: m.id)[0] for group, items in by_group.items()}
+
+
+def _index(dataset: ErrorsDataset, held: dict[str, ErrorMessage], without: str = "") -> Any:
+    return SignatureIndex(
+        Candidate(group, message.text, dataset.groups[group].fix, resolved=True)
         for group, message in sorted(held.items())
+        if group != without and group in dataset.groups
     )
-    positions: list[int | None] = []
-    ambiguous: list[bool] = []
+
+
+def _ask(index: SignatureIndex, query: _Query, judge: Judge) -> tuple[list[Match], list[bool]]:
+    ranked = index.rank(query.message.text, limit=5)
+    query.calls_model = needs_judge(ranked)
+    query.ambiguous = bool(ranked) and ranked[0].band == "ambiguous"
+    return ranked, judge(query.message.text, ranked)
+
+
+def _fix_queries(
+    dataset: ErrorsDataset, held: dict[str, ErrorMessage], judge: Judge, failures: list[str]
+) -> list[_Query]:
+    index = _index(dataset, held)
+    queries = []
     for message in dataset.messages:
         if held[message.group] is message:
             continue
+        query = _Query(message)
+        queries.append(query)
         try:
-            ranked = index.rank(message.text, limit=5)
+            ranked, verdicts = _ask(index, query, judge)
         except Exception as exc:  # one failing case never aborts the run
             failures.append(f"fix query {message.id}: {type(exc).__name__}: {exc}")
-            positions.append(None)
-            ambiguous.append(False)
             continue
         keys = [m.candidate.key for m in ranked]
-        positions.append(keys.index(message.group) + 1 if message.group in keys else None)
-        ambiguous.append(bool(ranked) and ranked[0].band == "ambiguous")
-    return positions, ambiguous
+        query.position = keys.index(message.group) + 1 if message.group in keys else None
+        chosen = next(
+            (m.candidate.key for m, same in zip(ranked, verdicts, strict=True) if same), None
+        )
+        query.accepted = chosen == message.group
+    return queries
 
 
-def _fix_of(dataset: ErrorsDataset, group: str) -> str:
+def _hard_negatives(
+    dataset: ErrorsDataset, held: dict[str, ErrorMessage], judge: Judge, failures: list[str]
+) -> list[_Query]:
+    """Messages of groups with look-alikes in the store, asked with their own group left out."""
+    queries = []
+    for group in sorted(g for g in held if _lookalikes(dataset, g, held)):
+        index = _index(dataset, held, without=group)
+        for message in (m for m in dataset.messages if m.group == group):
+            query = _Query(message)
+            queries.append(query)
+            try:
+                _, verdicts = _ask(index, query, judge)
+            except Exception as exc:  # one failing case never aborts the run
+                failures.append(f"hard negative {message.id}: {type(exc).__name__}: {exc}")
+                continue
+            query.false_fix = any(verdicts)
+    return queries
+
+
+def _lookalikes(dataset: ErrorsDataset, group: str, held: dict[str, ErrorMessage]) -> bool:
     found = dataset.groups.get(group)
-    return found.fix if found else ""
+    return found is not None and any(other in held for other in found.confusable_with)
 
 
-def offline_decide(text: str, match: Match) -> bool:
-    return decide_offline(match)
+def _per_ecosystem(fix: list[_Query], hard: list[_Query]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for ecosystem in sorted({q.message.ecosystem for q in [*fix, *hard]}):
+        mine = [q for q in fix if q.message.ecosystem == ecosystem]
+        negatives = [q for q in hard if q.message.ecosystem == ecosystem]
+        out[ecosystem] = {
+            "fix_queries": len(mine),
+            "fix_at_1": share([q.accepted for q in mine]) if mine else 1.0,
+            "hard_negatives": len(negatives),
+            "hard_negative_false_fix": share([q.false_fix for q in negatives]),
+        }
+    return out
 
 
-def run_errors_eval(
-    fixtures_dir: Path | None = None,
-    decide: Decide | None = None,
-    *,
-    definition: Path = DEFINITION,
-) -> ErrorsEvalResult:
-    """Run the matcher over the labelled set; `decide` judges the ambiguous band (swap in an LLM)."""
-    gates = dict(DEFAULT_GATES)
-    if definition.is_file():
-        loaded = load_definition(definition)
-        gates = loaded.gates or gates
-        fixtures_dir = fixtures_dir or loaded.dataset
-    if fixtures_dir is None:
-        raise InputError(f"no fixtures folder given and no eval definition at {definition}")
-    dataset = load_dataset(fixtures_dir)
-    decide = decide or offline_decide
+def run_split(name: str, dataset: ErrorsDataset, judge: Judge = offline_judge) -> SplitResult:
     labels = [m.group for m in dataset.messages]
     failures: list[str] = []
-    same, pair_ambiguous = _predict_pairs(dataset.messages, decide, failures)
-    positions, ambiguous = _fix_queries(dataset, failures)
+    same = _predict_pairs(dataset.messages, failures)
+    held = _store(dataset)
+    fix = _fix_queries(dataset, held, judge, failures)
+    hard = _hard_negatives(dataset, held, judge, failures)
     counts = pairwise_counts(labels, same)
-    return ErrorsEvalResult(
+    positions = [q.position for q in fix]
+    prints = [strong_fingerprint(m.text) for m in dataset.messages]
+    return SplitResult(
+        split=name,
         messages=len(labels),
         groups=len(set(labels)),
         pairs=counts,
@@ -328,11 +355,70 @@ def run_errors_eval(
         recall=counts.recall,
         grouping_accuracy=grouping_accuracy(labels, same),
         grouping_completeness=grouping_completeness(labels, same),
-        fix_at_1=fix_at_k(positions, 1),
+        fix_at_1=share([q.accepted for q in fix]),
+        fix_at_1_ranked=fix_at_k(positions, 1),
         fix_at_5=fix_at_k(positions, 5),
-        ambiguous_share=share(ambiguous),
-        pair_ambiguous_share=share(pair_ambiguous),
-        fix_queries=len(positions),
-        gates=gates,
+        fix_queries=len(fix),
+        hard_negatives=len(hard),
+        hard_negative_false_fixes=sum(q.false_fix for q in hard),
+        hard_negative_false_fix=share([q.false_fix for q in hard]),
+        exact_collisions=exact_collisions(prints, labels),
+        model_share=share([q.calls_model for q in [*fix, *hard]]),
+        ambiguous_share=share([q.ambiguous for q in fix]),
+        ecosystems=_per_ecosystem(fix, hard),
         failures=failures,
     )
+
+
+# ---------------------------------------------------------------- every split
+
+
+@dataclass
+class ErrorsEvalResult:
+    splits: list[SplitResult]
+
+    @property
+    def passed(self) -> bool:
+        return all(s.passed for s in self.splits)
+
+    @property
+    def failures(self) -> list[str]:
+        return [f"{s.split}: {f}" for s in self.splits for f in s.failures]
+
+    def split(self, name: str) -> SplitResult:
+        return next(s for s in self.splits if s.split == name)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"splits": {s.split: s.as_dict() for s in self.splits}, "passed": self.passed}
+
+
+def run_errors_eval(
+    fixtures_dir: Path | None = None,
+    judge: Judge | None = None,
+    *,
+    definition: Path = DEFINITION,
+    splits: Iterable[str] | None = None,
+) -> ErrorsEvalResult:
+    """Every split of the definition (or `splits` of them), or one folder with the test gates."""
+    judge = judge or offline_judge
+    loaded = load_definition(definition) if definition.is_file() else None
+    gates = loaded.gates if loaded else {}
+    if fixtures_dir is not None:
+        dataset = load_dataset(fixtures_dir)
+        result = run_split(fixtures_dir.name, dataset, judge)
+        result.gates = gates.get("test", DEFAULT_GATES)
+        return ErrorsEvalResult([result])
+    if loaded is None:
+        raise InputError(f"no fixtures folder given and no eval definition at {definition}")
+    wanted = list(splits) if splits is not None else list(loaded.splits)
+    unknown = [name for name in wanted if name not in loaded.splits]
+    if unknown:
+        known = ", ".join(loaded.splits)
+        raise InputError(f"unknown split {', '.join(unknown)} (the definition has {known})")
+    results = []
+    for name in wanted:
+        spec = loaded.splits[name]
+        result = run_split(name, load_dataset(spec.path, spec.split), judge)
+        result.gates = gates.get(name, {})
+        results.append(result)
+    return ErrorsEvalResult(results)

@@ -1,13 +1,18 @@
-"""Error matching: the deterministic matcher ranks; Claude adjudicates only the ambiguous band.
+"""Error matching: the deterministic matcher ranks; a model judges the close candidates once.
 
-`match_error` returns ranked candidates, each with the path that decided it: `exact` (same
-fingerprint), `fuzzy` (score at or above HIGH), `none` (below LOW), and for the band between,
-`claude` or `offline` (the deterministic rule, also the fallback when Claude is unavailable).
-The error store's de-duplication asks the same question through `engine_decider`.
+`match_error` returns ranked candidates, each with the path that decided it: `exact` (a strong
+fingerprint), `fuzzy` (score at or above HIGH, offline), `none` (below the floor), `claude`
+(a model's verdict) or `offline` (the deterministic rule for the ambiguous band, also the
+fallback when no model answers). With a model engine, the candidates that reach the judge floor
+go in ONE call that returns a verdict per candidate and the number of the matching one (or 0);
+the answer is grounded: only the chosen candidate is the same root cause, a pick that was not
+listed is refused (the offline rule decides), and candidates not sent keep the offline verdict. The error store's de-duplication asks the same question
+through `engine_decider`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,31 +23,43 @@ from legion_llm.llm.errors import BudgetExceededError
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.knowledge.read import KnowledgeRecord
 from legion_llm.memory.knowledge.store import Decide, candidates_of
-from legion_llm.memory.signatures.match import Match, SignatureIndex, decide_offline
-
-PROMPT = "error-root-cause"
-MAX_ERROR_CHARS = (
-    6000  # a pasted log is cut to its salient part by the matcher; keep the prompt small
+from legion_llm.memory.signatures.match import (
+    JUDGE_FLOOR,
+    Match,
+    SignatureIndex,
+    decide_offline,
+    needs_judge,
 )
 
+PROMPT = "error-match"
+MAX_ERROR_CHARS = 4000  # per text: the matcher already found the lines that matter
+MAX_JUDGED = 4  # candidates in one call
 
-class RootCauseVerdict(BaseModel):
-    """Whether two error reports share a root cause (the same fix resolves both)."""
 
-    same_root_cause: bool = Field(description="True when the same fix would resolve both errors.")
-    confidence: float = Field(ge=0.0, le=1.0, description="How sure, from 0 to 1.")
-    reason: str = Field(description="One sentence: what decided it.")
+class CandidateVerdict(BaseModel):
+    """The verdict on one numbered candidate."""
+
+    candidate: int = Field(description="The candidate's number as listed.")
+    same_root_cause: bool = Field(description="True when its fix would resolve the new error.")
+    reason: str = Field(description="One short sentence: what decided it.")
+
+
+class MatchVerdicts(BaseModel):
+    """Verdicts on the listed stored errors, and the one that matches the new error."""
+
+    verdicts: list[CandidateVerdict] = Field(description="One verdict per listed candidate.")
+    match: int = Field(description="The number of the best matching candidate, or 0 for none.")
 
 
 @offline_step(PROMPT)
-def offline_verdict(call: OfflineCall) -> RootCauseVerdict:
-    match: Match = call.context
-    same = decide_offline(match)
-    return RootCauseVerdict(
-        same_root_cause=same,
-        confidence=match.score,
-        reason="deterministic rule for the ambiguous band (shared keys, no conflicting codes)",
-    )
+def offline_verdicts(call: OfflineCall) -> MatchVerdicts:
+    matches: Sequence[Match] = call.context
+    verdicts = [
+        CandidateVerdict(candidate=n, same_root_cause=decide_offline(m), reason="offline rule")
+        for n, m in enumerate(matches, start=1)
+    ]
+    chosen = next((v.candidate for v in verdicts if v.same_root_cause), 0)
+    return MatchVerdicts(verdicts=verdicts, match=chosen)
 
 
 @dataclass
@@ -68,50 +85,84 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "\n[…]"
 
 
-def verdict_variables(error_text: str, match: Match) -> dict[str, str]:
-    """The `error-root-cause` prompt's variables for one ambiguous match."""
-    return {
-        "new_error": _clip(error_text),
-        "stored_error": _clip(match.candidate.signature),
-        "known_fix": match.candidate.fix or "(none recorded)",
-    }
-
-
-def adjudicate(engine: Engine, error_text: str, match: Match) -> tuple[bool, str, str]:
-    """(same root cause, decided_by, reason) for one ambiguous match."""
-    variables = verdict_variables(error_text, match)
-    try:
-        answer = engine.ask(RootCauseVerdict, PROMPT, variables, context=match)
-    except BudgetExceededError as exc:  # a close call is optional: the offline rule decides it
-        engine.notices.add(f"notice: {exc.message}; the offline rule decides the close calls")
-        return decide_offline(match), "offline", "cost cap reached"
-    decided_by = "offline" if answer.engine == "offline" else "claude"
-    return answer.output.same_root_cause, decided_by, answer.output.reason
-
-
-def judge(engine: Engine | None, error_text: str, match: Match) -> JudgedMatch:
+def _offline(match: Match) -> JudgedMatch:
     if match.band == "match":
         return JudgedMatch(match, True, "exact" if match.exact else "fuzzy")
     if match.band == "none":
         return JudgedMatch(match, False, "none")
-    if engine is None:
-        return JudgedMatch(match, decide_offline(match), "offline")
-    same, decided_by, reason = adjudicate(engine, error_text, match)
-    return JudgedMatch(match, same, decided_by, reason)
+    return JudgedMatch(match, decide_offline(match), "offline")
 
 
-def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> list[dict[str, Any]]:
-    """The ambiguous matches the offline rule decided (no model was available), with the prompt
-    a model would have been asked, so the calling agent can judge them itself."""
+def _listing(matches: Sequence[Match]) -> str:
+    return "\n\n".join(
+        f"Candidate {n}:\n```\n{_clip(m.candidate.signature)}\n```\n"
+        f"Known fix: {m.candidate.fix or '(none recorded)'}"
+        for n, m in enumerate(matches, start=1)
+    )
+
+
+def _grounded(answer: MatchVerdicts, count: int) -> dict[int, tuple[bool, str]] | None:
+    """Verdicts by 0-based position for the candidates sent: only the chosen one is the same
+    root cause. A pick that was not listed makes the answer unusable (None)."""
+    if not 0 <= answer.match <= count:
+        return None
+    reasons = {v.candidate: v.reason for v in answer.verdicts}
+    return {n - 1: (n == answer.match, reasons.get(n, "")) for n in range(1, count + 1)}
+
+
+def judge_all(
+    engine: Engine | None, error_text: str, matches: Sequence[Match]
+) -> list[JudgedMatch]:
+    """A verdict for every ranked candidate: one model call for those above the judge floor when
+    a model engine is given and the best is not exact, the offline rule for the rest."""
+    offline = [_offline(m) for m in matches]
+    if engine is None or engine.name == "offline" or not needs_judge(matches):
+        return offline
+    judged = [m for m in matches if m.score >= JUDGE_FLOOR][:MAX_JUDGED]
+    variables = {"new_error": _clip(error_text), "candidates": _listing(judged)}
+    try:
+        answer = engine.ask(MatchVerdicts, PROMPT, variables, context=judged)
+    except BudgetExceededError as exc:  # a judgement is optional: the offline rule decides
+        engine.notices.add(f"notice: {exc.message}; the offline rule decides the close calls")
+        return offline
+    if answer.engine == "offline":
+        return offline
+    verdicts = _grounded(answer.output, len(judged))
+    if verdicts is None:
+        engine.notices.add(
+            "notice: the model picked a candidate it was not shown; the offline rule decides"
+        )
+        return offline
+    return [
+        JudgedMatch(m, verdicts[i][0], "claude", verdicts[i][1]) if i in verdicts else offline[i]
+        for i, m in enumerate(matches)
+    ]
+
+
+def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> dict[str, Any] | None:
+    """When no model judged the close candidates (no engine, or the offline one), the one call a
+    model would have been asked, so that the calling agent can judge them itself (host engine):
+    the candidates with their offline verdicts, and the rendered prompt's user text."""
     from legion_llm.llm.prompts import load_prompt
 
-    prompt = load_prompt(PROMPT)
-    return [
-        {"id": j.match.candidate.key, "score": j.match.score, "offline_verdict": j.same,
-         "inputs": prompt.render(verdict_variables(error_text, j.match)).user}
-        for j in judged
-        if j.decided_by == "offline" and j.match.band not in ("match", "none")
-    ]  # fmt: skip
+    matches = [j.match for j in judged]
+    if any(j.decided_by == "claude" for j in judged) or not needs_judge(matches):
+        return None
+    close = [j for j in judged if j.match.score >= JUDGE_FLOOR][:MAX_JUDGED]
+    variables = {"new_error": _clip(error_text), "candidates": _listing([j.match for j in close])}
+    return {
+        "candidates": [
+            {"number": n, "id": j.match.candidate.key, "score": j.match.score,
+             "offline_verdict": j.same}
+            for n, j in enumerate(close, start=1)
+        ],  # fmt: skip
+        "inputs": load_prompt(PROMPT).render(variables).user,
+    }
+
+
+def judge_verdicts(engine: Engine | None, error_text: str, matches: Sequence[Match]) -> list[bool]:
+    """Same root cause? for each ranked candidate (the eval's judge)."""
+    return [j.same for j in judge_all(engine, error_text, matches)]
 
 
 def match_error(
@@ -122,14 +173,15 @@ def match_error(
     if not candidates or not error_text.strip():
         return []
     ranked = SignatureIndex(candidates).rank(error_text, limit=limit)
-    return [judge(engine, error_text, match) for match in ranked]
+    return judge_all(engine, error_text, ranked)
 
 
 def engine_decider(engine: Engine) -> Decide:
-    """The error store's de-duplication, with the ambiguous band settled by `engine`."""
+    """The error store's de-duplication, with the close candidates judged by `engine`."""
 
-    def decide(signature: str, match: Match) -> tuple[bool, str]:
-        same, decided_by, _ = adjudicate(engine, signature, match)
-        return same, decided_by
+    def decide(signature: str, matches: Sequence[Match]) -> tuple[int | None, str]:
+        judged = judge_all(engine, signature, matches)
+        found = next((i for i, j in enumerate(judged) if j.same), None)
+        return found, judged[found].decided_by if found is not None else "none"
 
     return decide

@@ -249,15 +249,16 @@ def test_errors_match_hands_close_calls_to_the_agent_when_no_model_judged(
     result = cli("errors", "match", BAND_QUERY, "--json", "--root", project)
     assert result.exit_code == 0
     ask = result.json["data"]["to_judge"]
-    assert ask["instructions"] == load_prompt("error-root-cause").system
-    assert ask["schema"]["required"] == ["same_root_cause", "confidence", "reason"]
-    (candidate,) = ask["candidates"]
-    assert candidate["id"] == "E-001" and candidate["offline_verdict"] is True
-    assert BAND_QUERY in candidate["inputs"] and STORED in candidate["inputs"]
+    assert ask["instructions"] == load_prompt("error-match").system
+    assert ask["schema"]["required"] == ["verdicts", "match"]
+    assert [(c["number"], c["id"]) for c in ask["candidates"]] == [(1, "E-003"), (2, "E-001")]
+    assert BAND_QUERY in ask["inputs"] and STORED.split("<br>")[0] in ask["inputs"]
     stub = StubClaude(tmp_path / "bin").script(
-        answer({"same_root_cause": True, "confidence": 0.9, "reason": "same npm conflict"})
+        answer({"verdicts": [{"candidate": 2, "same_root_cause": True, "reason": "typo"}],
+                "match": 2})  # fmt: skip
     )
     monkeypatch.setenv("PATH", stub.on_path())
     judged = cli("errors", "match", BAND_QUERY, "--json", "--root", project)
-    assert judged.json["data"]["matches"][0]["decided_by"] == "claude"  # a model judged it
+    hit = judged.json["data"]["matches"][0]
+    assert (hit["id"], hit["decided_by"]) == ("E-001", "claude")  # a model judged it
     assert "to_judge" not in judged.json["data"]

@@ -306,9 +306,9 @@ def test_llm_decider_settles_only_the_ambiguous_band(tmp_path: Path) -> None:
     records = read_knowledge(ERRORS, paths.errors).records
     asked: list[str] = []
 
-    def decide(signature: str, match: object) -> tuple[bool, str]:
+    def decide(signature: str, matches: object) -> tuple[int | None, str]:
         asked.append(signature)
-        return False, "claude"
+        return None, "claude"
 
     assert (
         find_duplicate("KeyError: 'DATABASE_URL' in settings loader", records, decide) is not None

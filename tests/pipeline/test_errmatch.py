@@ -1,5 +1,5 @@
-"""Error matching with the ambiguous band adjudicated by an engine: FakeEngine for the logic,
-respx through the real SDK for the Claude call and its fallback."""
+"""Error matching with the close candidates judged by an engine in one call: FakeEngine for the
+logic and the grounding of its answer, respx through the real SDK for the Claude call."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from legion_llm.memory.knowledge.read import ERRORS, parse_knowledge, read_knowl
 from legion_llm.memory.knowledge.store import add_knowledge
 from legion_llm.pipeline.errmatch import (
     PROMPT,
-    RootCauseVerdict,
+    CandidateVerdict,
+    MatchVerdicts,
     engine_decider,
     match_error,
-    offline_verdict,
+    offline_verdicts,
 )
 from legion_llm.project import MemoryPaths
 from tests.llm.conftest import body, error_reply, message, stream_reply
@@ -33,13 +34,14 @@ FIX = "Align the peer versions, or install with --legacy-peer-deps as a stopgap"
 ERRORS_TEXT = ERRORS.template + (
     f"| E-001 | 2026-03-01 | main | {STORED.replace(chr(10), '<br>')} | {FIX} | dev | true | npm |\n"
     "| E-002 | 2026-03-02 | main | ModuleNotFoundError: No module named 'yaml' | pip install pyyaml | dev | true | python |\n"
+    "| E-003 | 2026-03-03 | main | npm ERR! code ERESOLVE<br>npm ERR! ERESOLVE could not resolve peer react | pin react | dev | true | npm |\n"
 )
 
 
 @pytest.fixture
 def registry() -> OfflineRegistry:
     reg = OfflineRegistry()
-    reg.register(PROMPT, offline_verdict)
+    reg.register(PROMPT, offline_verdicts)
     return reg
 
 
@@ -47,46 +49,65 @@ def records() -> list[Any]:
     return parse_knowledge(ERRORS, Path("ERRORS.md"), ERRORS_TEXT).records
 
 
-def verdict_reply(same: bool, confidence: float = 0.9) -> httpx.Response:
+def verdicts(match: int, *same: int) -> MatchVerdicts:
+    said = [CandidateVerdict(candidate=n, same_root_cause=n in same, reason="r") for n in (1, 2)]
+    return MatchVerdicts(verdicts=said, match=match)
+
+
+def verdict_reply(match: int) -> httpx.Response:
     block = {
         "type": "tool_use",
         "id": "toolu_1",
-        "name": "record_root_cause_verdict",
+        "name": "record_match_verdicts",
         "input": {
-            "same_root_cause": same,
-            "confidence": confidence,
-            "reason": "same peer-dependency conflict",
+            "verdicts": [
+                {"candidate": 1, "same_root_cause": match == 1, "reason": "peer conflict"}
+            ],
+            "match": match,
         },
     }
     return stream_reply(message([block], usage={"input_tokens": 400, "output_tokens": 30}))
 
 
-def test_band_case_is_decided_by_the_engine_and_others_are_not() -> None:
+def test_close_candidates_are_judged_in_one_call_and_exact_ones_need_none() -> None:
     fake = FakeEngine()
-    fake.enqueue(RootCauseVerdict(same_root_cause=True, confidence=0.8, reason="same"))
-    [judged] = match_error(records(), BAND_QUERY, fake, limit=1)
-    assert judged.match.band == "ambiguous" and judged.same and judged.decided_by == "claude"
-    assert len(fake.requests) == 1
+    fake.enqueue(verdicts(2, 2))
+    judged = match_error(records(), BAND_QUERY, fake, limit=3)
+    assert len(fake.requests) == 1  # every close candidate in one call
+    user = fake.requests[0].prompt.user
+    assert "Candidate 1:" in user and "Candidate 2:" in user and FIX in user
+    chosen = [j for j in judged if j.same]
+    assert len(chosen) == 1 and chosen[0].decided_by == "claude"
+    assert chosen[0].match is judged[1].match  # the model's pick, not the top score
     [exact] = match_error(records(), EXACT_QUERY, fake, limit=1)
     assert (exact.decided_by, exact.same) == ("exact", True)
-    assert len(fake.requests) == 1  # no call for a clear match
+    assert len(fake.requests) == 1  # no call when the best is exact
 
 
-def test_engine_can_say_no() -> None:
-    fake = FakeEngine()
-    fake.enqueue(RootCauseVerdict(same_root_cause=False, confidence=0.7, reason="different"))
-    [judged] = match_error(records(), BAND_QUERY, fake, limit=1)
-    assert not judged.same and judged.to_dict()["decided_by"] == "claude"
+def test_the_model_can_say_none() -> None:
+    fake = FakeEngine().enqueue(verdicts(0, 1, 2))  # "same" verdicts but no pick: none
+    judged = match_error(records(), BAND_QUERY, fake, limit=3)
+    assert not any(j.same for j in judged)
+    assert {j.decided_by for j in judged[:2]} == {"claude"}
 
 
-def test_claude_adjudicates_the_band_over_http(api: respx.MockRouter, claude: Any) -> None:
-    route = api.post("/v1/messages").mock(side_effect=[verdict_reply(True)])
+def test_an_unlisted_pick_is_ignored_and_unjudged_candidates_keep_the_offline_verdict() -> None:
+    fake = FakeEngine().enqueue(MatchVerdicts(verdicts=[], match=9))
+    judged = match_error(records(), BAND_QUERY, fake, limit=3)
+    assert [j.decided_by for j in judged] == [
+        "offline"
+        if j.match.band == "ambiguous"
+        else ("none" if j.match.band == "none" else "fuzzy")
+        for j in judged
+    ]
+
+
+def test_claude_judges_over_http(api: respx.MockRouter, claude: Any) -> None:
+    route = api.post("/v1/messages").mock(side_effect=[verdict_reply(1)])
     engine = claude()
-    [judged] = match_error(records(), BAND_QUERY, engine, limit=1)
-    assert (judged.same, judged.decided_by) == (True, "claude")
+    judged = match_error(records(), BAND_QUERY, engine, limit=3)
+    assert [j.decided_by for j in judged if j.same] == ["claude"]
     sent = body(route.calls[0])
-    assert sent["tool_choice"]["name"] == "record_root_cause_verdict"
-    assert "cache_control" not in sent["system"][0]  # the prefix is below the 1,024 minimum
     user = sent["messages"][0]["content"]
     user_text = user if isinstance(user, str) else user[0]["text"]
     assert BAND_QUERY in user_text and FIX in user_text
@@ -99,12 +120,13 @@ def test_api_failure_falls_back_to_the_offline_rule(
 ) -> None:
     route = api.post("/v1/messages").mock(return_value=error_reply(500))
     engine = claude("auto")
-    [judged] = match_error(records(), BAND_QUERY, engine, limit=1)
-    assert (judged.decided_by, judged.same) == ("offline", True)  # the offline rule's verdict
+    offline = match_error(records(), BAND_QUERY, None, limit=3)
+    judged = match_error(records(), BAND_QUERY, engine, limit=3)
+    assert [(j.same, j.decided_by) for j in judged] == [(j.same, j.decided_by) for j in offline]
     assert route.call_count >= 2  # retried before giving up
     assert len(collected.messages) == 1 and "offline" in collected.messages[0]
     calls = route.call_count
-    match_error(records(), BAND_QUERY, engine, limit=1)
+    match_error(records(), BAND_QUERY, engine, limit=3)
     assert route.call_count == calls  # Claude stays off for the rest of the run
 
 
@@ -113,18 +135,19 @@ def test_store_dedupe_uses_the_same_decision(tmp_path: Path) -> None:
     paths.memory_dir.mkdir(parents=True)
     paths.errors.write_text(ERRORS_TEXT)
     fake = FakeEngine()
-    fake.enqueue(RootCauseVerdict(same_root_cause=True, confidence=0.9, reason="same"))
+    fake.enqueue(verdicts(1, 1))
     values = {"error_signature": BAND_QUERY, "fix": "other", "agent": "dev"}
     stored = add_knowledge(
         paths, ERRORS, values, today=date(2026, 4, 1), branch="main", decide=engine_decider(fake)
     )
-    assert (stored.action, stored.record.id, stored.decided_by) == ("existing", "E-001", "claude")
-    fake.enqueue(RootCauseVerdict(same_root_cause=False, confidence=0.9, reason="different"))
+    assert stored.action == "existing" and stored.decided_by == "claude"
+    assert stored.record.id in ("E-001", "E-003")
+    fake.enqueue(verdicts(0))
     again = add_knowledge(
         paths, ERRORS, values, today=date(2026, 4, 1), branch="main", decide=engine_decider(fake)
     )
-    assert (again.action, again.record.id) == ("added", "E-003")
-    assert len(read_knowledge(ERRORS, paths.errors).records) == 3
+    assert (again.action, again.record.id) == ("added", "E-004")
+    assert len(read_knowledge(ERRORS, paths.errors).records) == 4
 
 
 def test_cli_errors_match_json_and_stdin(
@@ -138,9 +161,9 @@ def test_cli_errors_match_json_and_stdin(
     memory.mkdir()
     (memory / "ERRORS.md").write_text(ERRORS_TEXT)
     result = cli("errors", "match", BAND_QUERY, "--json", "--engine", "offline", "--root", project)
-    [hit] = result.json["data"]["matches"]
+    hit = result.json["data"]["matches"][0]
     assert list(hit) == ["id", "signature", "fix", "resolved", "score", "decided_by"]
-    assert (hit["id"], hit["decided_by"], hit["fix"]) == ("E-001", "offline", FIX)
+    assert (hit["id"], hit["decided_by"], hit["fix"]) == ("E-003", "fuzzy", "pin react")
     assert result.json["data"]["usage"]["engine"] == "offline"
     monkeypatch.setattr("sys.stdin", io.StringIO("ModuleNotFoundError: No module named 'yaml'\n"))
     piped = cli("errors", "match", "--stdin", "--json", "--engine", "offline", "--root", project)
@@ -151,9 +174,9 @@ def test_cli_errors_match_json_and_stdin(
 def test_a_cost_cap_below_one_call_lets_the_offline_rule_decide(
     api: respx.MockRouter, claude: Any, collected: Notices
 ) -> None:
-    route = api.post("/v1/messages").mock(side_effect=[verdict_reply(False)])
+    route = api.post("/v1/messages").mock(side_effect=[verdict_reply(0)])
     engine = claude(max_cost_usd=0.0)
-    [judged] = match_error(records(), BAND_QUERY, engine, limit=1)
-    assert (judged.decided_by, judged.same) == ("offline", True)
+    judged = match_error(records(), BAND_QUERY, engine, limit=3)
+    assert "claude" not in {j.decided_by for j in judged} and any(j.same for j in judged)
     assert route.call_count == 0
     assert any("offline rule decides the close calls" in m for m in collected.messages)

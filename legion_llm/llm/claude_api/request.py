@@ -40,7 +40,7 @@ STEP_EFFORT = {
     "compact-phase": "low",
     "distill-patterns": "low",
     "extract-learnings": "low",
-    "error-root-cause": "low",
+    "error-match": "low",
     "selftest": "low",
 }
 DEFAULT_EFFORT = "low"

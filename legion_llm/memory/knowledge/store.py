@@ -7,7 +7,7 @@ uses the deterministic signature matcher; the ambiguous band is settled by a `de
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -28,13 +28,20 @@ from legion_llm.memory.knowledge.read import (
     read_knowledge,
 )
 from legion_llm.memory.redact import project_redactor, write_warning
-from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex, decide_offline
+from legion_llm.memory.signatures.match import (
+    Candidate,
+    Match,
+    SignatureIndex,
+    decide_offline,
+    needs_judge,
+)
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import format_id, split_list
 
-# (new signature, ambiguous match) -> (same root cause?, what decided: "offline", "claude", ...)
-Decide = Callable[[str, Match], tuple[bool, str]]
+# (new signature, ranked close matches) -> (position of the same root cause or None, what
+# decided: "exact", "fuzzy", "offline", "claude", ...)
+Decide = Callable[[str, Sequence[Match]], tuple[int | None, str]]
 _REQUIRED = {
     "patterns": ("pattern", "context", "reuse_criteria"),
     "errors": ("error_signature", "fix", "agent"),
@@ -80,8 +87,13 @@ def candidates_of(records: list[KnowledgeRecord]) -> list[Candidate]:
     return [Candidate(r.id, r.title, r.values.get("fix", ""), r.resolved) for r in by_id.values()]
 
 
-def offline_decider(signature: str, match: Match) -> tuple[bool, str]:
-    return decide_offline(match), "offline"
+def offline_decider(signature: str, matches: Sequence[Match]) -> tuple[int | None, str]:
+    """The first match the deterministic rule calls the same root cause."""
+    for position, match in enumerate(matches):
+        if decide_offline(match):
+            kind = "offline" if match.band == "ambiguous" else "fuzzy"
+            return position, "exact" if match.exact else kind
+    return None, "none"
 
 
 def find_duplicate(
@@ -92,14 +104,14 @@ def find_duplicate(
     if not candidates:
         return None
     by_id = {r.id: r for r in existing if r.id}
-    for match in SignatureIndex(candidates).rank(signature, limit=3):
-        if match.band == "match":
-            return by_id[match.candidate.key], match, "exact" if match.exact else "fuzzy"
-        if match.band == "ambiguous":
-            same, decided_by = decide(signature, match)
-            if same:
-                return by_id[match.candidate.key], match, decided_by
-    return None
+    ranked = SignatureIndex(candidates).rank(signature, limit=3)
+    if not needs_judge(ranked):  # an exact match, or nothing close: nobody needs to be asked
+        decide = offline_decider
+    position, decided_by = decide(signature, ranked)
+    if position is None:
+        return None
+    match = ranked[position]
+    return by_id[match.candidate.key], match, decided_by
 
 
 def add_knowledge(

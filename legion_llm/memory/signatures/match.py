@@ -49,14 +49,17 @@ __all__ = [
     "SignatureIndex",
     "decide_offline",
     "fingerprint",
+    "needs_judge",
     "normalise",
     "salient",
     "same_root_cause",
+    "strong_fingerprint",
 ]
 
 HIGH = 0.62  # at or above: the same root cause, no questions asked
 LOW = 0.30  # below: a different root cause
 MID = 0.36  # inside the band, the offline engine says "same" from here on, barring a conflict
+JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in one call
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
 CONTEXT_WEIGHT = 0.5  # a context token weighs this much of a salient token of the same kind
@@ -142,6 +145,11 @@ def fingerprint(text: str) -> str:
     return hashlib.sha1(
         normalise(salient(bounded(text))).casefold().encode("utf-8", "replace")
     ).hexdigest()
+
+
+def strong_fingerprint(text: str) -> str | None:
+    """The fingerprint when it is strong enough to decide a match on its own, else None."""
+    return fingerprint(text)
 
 
 @dataclass(frozen=True)
@@ -379,6 +387,12 @@ def decide_offline(match: Match) -> bool:
         or _siblings(match.shared_keys, match.conflicts)
         or (codes_only and match.wording >= HIGH)
     )
+
+
+def needs_judge(matches: Sequence[Match]) -> bool:
+    """Whether a model would be asked about these ranked candidates: one reaches the judge floor
+    and the best is not an exact match."""
+    return bool(matches) and matches[0].score >= JUDGE_FLOOR and not matches[0].exact
 
 
 def same_root_cause(a: str, b: str, index: SignatureIndex | None = None) -> tuple[bool, float]:
