@@ -18,7 +18,7 @@ from legion_llm.memory.signatures.match import (
     salient,
     same_root_cause,
 )
-from legion_llm.memory.signatures.rules import SUBJECT, tokens
+from legion_llm.memory.signatures.tokens import SUBJECT, tokens
 
 PY_TRACEBACK = """Traceback (most recent call last):
   File "/srv/billing/jobs/export.py", line 41, in <module>

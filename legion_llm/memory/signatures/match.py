@@ -4,8 +4,8 @@ The deterministic core of the error knowledge base (memory-manager spec section 
 error terms, not exact string"). Pure functions and an in-memory index, no I/O, no LLM:
 
 - `salient(text)` reduces tool output to the line(s) that name the error;
-- `normalise(text)` parameterises what varies between occurrences (see `signature_rules`) and
-  maps alternative wordings of one condition to one form (`signature_synonyms.canonical`);
+- `normalise(text)` parameterises what varies between occurrences (see `lines` and `tokens`) and
+  maps alternative wordings of one condition to one form (`synonyms.canonical`);
 - `fingerprint(text)` is the sha1 of the normalised salient signature (the exact tier);
 - `SignatureIndex(candidates).rank(query)` returns `Match`es, best first, each with a score in
   [0, 1] and a band: "match" (score >= HIGH), "none" (score < LOW) or "ambiguous" in between.
@@ -29,15 +29,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from legion_llm.memory.redact import redacted
-from legion_llm.memory.signatures.rules import (
-    ANSI,
-    CODE,
-    KIND_WEIGHT,
-    SUBJECT,
-    split_salient,
-    tokens,
-)
+from legion_llm.memory.signatures.lines import ANSI, split_salient
 from legion_llm.memory.signatures.synonyms import canonical
+from legion_llm.memory.signatures.tokens import CODE, KIND_WEIGHT, SUBJECT, tokens
 
 __all__ = [
     "HIGH",
