@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+
+from legion_llm.memory.signatures.prefixes import strip_prefixes
 
 # ---------------------------------------------------------------- line clean-up
 
@@ -227,9 +230,53 @@ def _choose(lines: list[str], located: set[int]) -> list[int]:
     return [i for i, line in enumerate(lines) if line][:1]
 
 
-def split_salient(text: str) -> tuple[list[str], list[str]]:
-    """(salient lines, context lines) of raw tool output; at most MAX_SALIENT_LINES salient lines."""
-    raw = ANSI.sub("", text).replace("\r\n", "\n").split("\n")
+@dataclass(frozen=True)
+class SignatureLines:
+    """What one error text says, line by line (cleaned, prefixes removed, in order)."""
+
+    salient: list[str]  # the line(s) that name the error, by the rules above
+    secondary: list[str]  # every other line that bears an error (messages, not stack frames)
+    context: list[str]  # the remaining non-empty lines
+    cleaned: list[str]  # every line, cleaned (what discriminating names are read from)
+
+
+_FRAME = re.compile(
+    r"^(?:at |File \"|from |in |#\d+ |\d+: |\.\.\. \d+ more|Traceback \(|-->|=|\||~|\^)"
+)
+_CODE_TOKEN = re.compile(r"\b(?:E[A-Z]{4,14}|ERR_[A-Z0-9_]+|E\d{4}|TS\d{3,5}|[A-Z]{1,3}\d{4,5})\b")
+MAX_SECONDARY = 5
+MAX_SECONDARY_CHARS = 400
+
+
+def is_error_line(line: str) -> bool:
+    """Whether a cleaned line reports an error (not a frame, a banner rule or a wrapper)."""
+    if not _candidate(line) or _FRAME.match(line):
+        return False
+    return bool(
+        _EXC.search(line)
+        or _PREFIXED.search(line)
+        or _KEYWORD.search(line)
+        or _CODE_TOKEN.search(line)
+        or _JAVA.search(line)
+    )
+
+
+def _secondary(lines: list[str], picked: list[int], salient: list[str]) -> list[str]:
+    found: list[str] = []
+    for index, line in enumerate(lines):
+        if index in picked or len(line) > MAX_SECONDARY_CHARS or not is_error_line(line):
+            continue
+        message = _strip_marker(line)
+        if message and message not in salient and message not in found:
+            found.append(message)
+            if len(found) >= MAX_SECONDARY:
+                break
+    return found
+
+
+def signature_lines(text: str) -> SignatureLines:
+    """Salient, secondary and context lines of raw tool output (see SignatureLines)."""
+    raw = strip_prefixes(ANSI.sub("", text).replace("\r\n", "\n").split("\n"))
     cleaned = [_clean(line) for line in raw]
     lines = [line for line, _ in cleaned]
     located = {i for i, (_, had) in enumerate(cleaned) if had}
@@ -243,5 +290,12 @@ def split_salient(text: str) -> tuple[list[str], list[str]]:
         message = _strip_marker(lines[index])
         if message and message not in salient and len(salient) < MAX_SALIENT_LINES:
             salient.append(message)
+    secondary = _secondary(lines, picked, salient)
     context = [line for i, line in enumerate(lines) if line and i not in picked]
-    return salient, context
+    return SignatureLines(salient, secondary, context, lines)
+
+
+def split_salient(text: str) -> tuple[list[str], list[str]]:
+    """(salient lines, context lines) of raw tool output; at most MAX_SALIENT_LINES salient lines."""
+    found = signature_lines(text)
+    return found.salient, found.context

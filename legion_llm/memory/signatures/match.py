@@ -25,11 +25,14 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from legion_llm.memory.redact import redacted
-from legion_llm.memory.signatures.lines import ANSI, split_salient
+from legion_llm.memory.signatures.banners import shared_by
+from legion_llm.memory.signatures.banners import weight as banner_weight
+from legion_llm.memory.signatures.discriminators import Discriminator, conflicting, discriminators
+from legion_llm.memory.signatures.lines import ANSI, signature_lines, split_salient
 from legion_llm.memory.signatures.synonyms import canonical
 from legion_llm.memory.signatures.tokens import CODE, KIND_WEIGHT, SUBJECT, tokens
 
@@ -56,6 +59,10 @@ MID = 0.36  # inside the band, the offline engine says "same" from here on, barr
 JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in one call
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
+SECONDARY_WEIGHT = 0.6  # a token only an error line besides the salient one carries
+CONFLICT_FACTOR = (
+    0.35  # a different discriminating name (port, constraint, package...) scales by this
+)
 CONTEXT_WEIGHT = 0.5  # a context token weighs this much of a salient token of the same kind
 CONTEXT_TOP = 50  # context similarity (a tie-break) is computed for this many best candidates
 MAX_CONTEXT_LINES = 60
@@ -134,16 +141,18 @@ def salient(text: str) -> str:
     return "\n".join(lines) if lines else text.strip()
 
 
-def fingerprint(text: str) -> str:
-    """sha1 of the normalised, case-folded salient signature: equal for the same error."""
-    return hashlib.sha1(
-        normalise(salient(bounded(text))).casefold().encode("utf-8", "replace")
-    ).hexdigest()
-
-
 def strong_fingerprint(text: str) -> str | None:
-    """The fingerprint when it is strong enough to decide a match on its own, else None."""
-    return fingerprint(text)
+    """sha1 of the normalised, case-folded salient lines that are not banners, and of the
+    discriminating names: equal for the same error; None when only banners name it."""
+    return features(text).fingerprint
+
+
+def fingerprint(text: str) -> str:
+    """The strong fingerprint, else one of the whole normalised text (for display and keys)."""
+    found = strong_fingerprint(text)
+    if found is not None:
+        return found
+    return hashlib.sha1(normalise(bounded(text)).casefold().encode("utf-8", "replace")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -168,13 +177,16 @@ class Match:
 
 @dataclass(frozen=True)
 class Features:
-    """What the matcher keeps of one error text: fingerprint, salient and context token kinds."""
+    """What the matcher keeps of one error text: fingerprint, salient and context token kinds,
+    the share of its weight each secondary token keeps, and the discriminating names."""
 
-    fingerprint: str
+    fingerprint: str | None  # None: only banner lines, too weak to decide a match alone
     salient: dict[str, str]
     context: dict[str, str]
     codes: frozenset[str]
     subjects: frozenset[str]
+    scale: dict[str, float] = field(default_factory=dict)
+    names: frozenset[Discriminator] = frozenset()
 
 
 MAX_TEXT = 64_000  # a pasted log is matched on its first and last 32,000 characters
@@ -194,18 +206,55 @@ def bounded(text: str) -> str:
     return text
 
 
+def _fingerprint(lines: Sequence[str], names: frozenset[Discriminator]) -> str | None:
+    """sha1 of the normalised lines and the discriminating names; None without a line."""
+    if not lines:
+        return None
+    norm = normalise("\n".join(lines))
+    named = "".join(f"\n[{kind}={value}]" for kind, value in sorted(names))
+    return hashlib.sha1((norm.casefold() + named).encode("utf-8", "replace")).hexdigest()
+
+
+def _weighted(
+    lines: Sequence[str], share: float, into: dict[str, str], scale: dict[str, float]
+) -> None:
+    """Add the tokens of `lines` (each scaled by `share` and its banner weight) to `into`,
+    keeping for every token the largest scale it was seen with."""
+    for line in lines:
+        weight = share * banner_weight(line)
+        for token, kind in tokens(normalise(line)).items():
+            old = scale.get(token, 1.0) if token in into else 0.0
+            if weight > old:
+                scale[token] = weight
+            if token not in into or KIND_WEIGHT[kind] > KIND_WEIGHT[into[token]]:
+                into[token] = kind
+
+
 def features(text: str) -> Features:
     text = bounded(text)
-    lines, context = split_salient(text)
-    norm = normalise("\n".join(lines) if lines else text.strip())
-    sal = tokens(norm)
-    ctx = tokens(normalise("\n".join(context[:MAX_CONTEXT_LINES])))
+    found = signature_lines(text)
+    salient = found.salient or [text.strip()]
+    sal: dict[str, str] = {}
+    scale: dict[str, float] = {}
+    _weighted(salient, 1.0, sal, scale)
+    codes = frozenset(t for t, kind in sal.items() if kind == CODE)
+    subjects = frozenset(t for t, kind in sal.items() if kind == SUBJECT)
+    _weighted(found.secondary, SECONDARY_WEIGHT, sal, scale)
+    names = discriminators(found.cleaned)
+    for kind, value in names:
+        sal[f"{kind}={value}"] = SUBJECT
+        scale.pop(f"{kind}={value}", None)
+    strong = [line for line in salient if not shared_by(line)]
+    strong = strong or [line for line in found.secondary if not shared_by(line)][:1]
+    ctx = tokens(normalise("\n".join(found.context[:MAX_CONTEXT_LINES])))
     return Features(
-        hashlib.sha1(norm.casefold().encode("utf-8", "replace")).hexdigest(),
+        _fingerprint(strong, names),
         sal,
         {t: k for t, k in ctx.items() if t not in sal},
-        frozenset(t for t, kind in sal.items() if kind == CODE),
-        frozenset(t for t, kind in sal.items() if kind == SUBJECT),
+        codes,
+        subjects,
+        {t: w for t, w in scale.items() if w < 1.0},
+        names,
     )
 
 
@@ -263,7 +312,7 @@ class SignatureIndex:
         self._docs = len(self._feats)
         if idf_from is not None:
             self._df, self._docs = idf_from._df, idf_from._docs
-        self._sal = [self.weights(f.salient) for f in self._feats]
+        self._sal = [self.weights(f.salient, scales=f.scale) for f in self._feats]
         self._ctx = [self.weights(f.context, CONTEXT_WEIGHT) for f in self._feats]
         self._total = [sum(w.values()) for w in self._sal]
         self._codes = [
@@ -274,7 +323,9 @@ class SignatureIndex:
         for doc, weights in enumerate(self._sal):
             for token, weight in weights.items():
                 self._postings.setdefault(token, []).append((doc, weight))
-            self._exact.setdefault(self._feats[doc].fingerprint, []).append(doc)
+            print_ = self._feats[doc].fingerprint
+            if print_ is not None:
+                self._exact.setdefault(print_, []).append(doc)
 
     def __len__(self) -> int:
         return len(self.candidates)
@@ -283,19 +334,25 @@ class SignatureIndex:
         """Smoothed inverse document frequency; a token the index never saw counts as rarest."""
         return math.log(1.0 + (self._docs + 1) / (self._df.get(token, 0) + 0.5))
 
-    def weights(self, kinds: dict[str, str], scale: float = 1.0) -> Weights:
-        return {t: scale * KIND_WEIGHT[kind] * self.idf(t) for t, kind in kinds.items()}
+    def weights(
+        self, kinds: dict[str, str], scale: float = 1.0, scales: dict[str, float] | None = None
+    ) -> Weights:
+        shares = scales or {}
+        return {
+            t: scale * shares.get(t, 1.0) * KIND_WEIGHT[kind] * self.idf(t)
+            for t, kind in kinds.items()
+        }
 
     def rank(self, query: str, limit: int = 5) -> list[Match]:
         """The `limit` best candidates for an error text, best first; [] when none shares a token."""
         feat = features(query)
         scores = self._scores(feat)
-        exact = self._exact.get(feat.fingerprint, [])
+        exact = self._exact.get(feat.fingerprint, []) if feat.fingerprint else []
         for doc in exact:
             scores[doc] = 1.0
         best = heapq.nlargest(max(4 * limit, 20), scores, key=scores.__getitem__)
         ctx = self.weights(feat.context, CONTEXT_WEIGHT)
-        sal = self.weights(feat.salient)
+        sal = self.weights(feat.salient, scales=feat.scale)
         matches = []
         for position, doc in enumerate(best):
             context = _ruzicka(ctx, self._ctx[doc]) if ctx and position < CONTEXT_TOP else 0.0
@@ -308,7 +365,7 @@ class SignatureIndex:
 
     def _scores(self, feat: Features) -> dict[int, float]:
         """Ruzicka similarity of the salient tokens against every candidate sharing one."""
-        sal = self.weights(feat.salient)
+        sal = self.weights(feat.salient, scales=feat.scale)
         total, codes = sum(sal.values()), sum(sal[c] for c in feat.codes)
         shared: dict[int, float] = {}
         for token, weight in sal.items():
@@ -338,6 +395,10 @@ class SignatureIndex:
         if conflicts and _siblings(shared, conflicts):  # their codes count as one-sided ones do
             other = self._sal[doc], self._feats[doc].codes
             score = max(score, _ruzicka(_scaled(sal, feat.codes), _scaled(*other)))
+        named = conflicting(feat.names, self._feats[doc].names)
+        if named:  # a different port, constraint, package...: a strong negative
+            score *= CONFLICT_FACTOR
+            conflicts = tuple(sorted({*conflicts, *named}))
         score = round(min(1.0, max(0.0, score)), 4)
         context, wording = (round(value, 4) for value in extra)
         return Match(
@@ -373,7 +434,7 @@ def decide_offline(match: Match) -> bool:
     (TS2582 / TS2593): when both name the same missing thing, or the wording alone matches."""
     if match.band != "ambiguous":
         return match.band == "match"
-    if match.score < MID:
+    if match.score < MID or any("=" in key for key in match.conflicts):
         return False
     codes_only = all(key.isupper() for key in match.conflicts)  # subjects are lower-case
     return (
