@@ -31,23 +31,30 @@ class Rule:
     names: dict[str, str]
     keep_case: bool
     examples: tuple[tuple[str, str], ...]
+    template: str = "{value}"
+    whole_text: bool = False
 
     def values(self, line: str) -> list[str]:
         if self.when is not None and not self.when.search(line):
             return []
         found = []
         for match in self.pattern.finditer(line):
-            raw = next((v for k, v in match.groupdict().items() if v and k.startswith("value")), "")
+            groups = match.groupdict()
+            raw = next((v for k, v in groups.items() if v and k.startswith("value")), "")
             if raw:
-                found.append(self.name(raw))
+                found.append(self.name(self.template.format_map({**groups, "value": raw})))
         return found
 
     def name(self, raw: str) -> str:
         value = raw if self.keep_case else raw.lower()
-        mapped = self.names.get(raw.lower())
-        if mapped is not None:
-            return mapped
-        return f"port-{value}" if self.kind == "service" else value
+        if self.names:
+            mapped = self.names.get(raw.lower())
+            if mapped is not None:
+                return mapped
+            if self.kind == "service":
+                return f"port-{value}"
+            return "value" if self.kind == "dup-value" else value
+        return value
 
 
 @cache
@@ -65,6 +72,8 @@ def rules(path: Path = DATA) -> tuple[Rule, ...]:
                 {str(k).lower(): str(v) for k, v in table.items()},
                 row.get("case", "lower") == "keep",
                 tuple((str(t), str(v)) for t, v in row.get("examples", ())),
+                row.get("value", "{value}"),
+                row.get("scope", "line") == "text",
             )
         )
     return tuple(out)
@@ -73,12 +82,18 @@ def rules(path: Path = DATA) -> tuple[Rule, ...]:
 def discriminators(lines: Iterable[str]) -> frozenset[Discriminator]:
     """Every (kind, value) the lines name, by the rules in data/discriminators.toml."""
     found: set[Discriminator] = set()
+    kept = list(lines)
+    if len(kept) > MAX_LINES:
+        kept = kept[: MAX_LINES // 2] + kept[-MAX_LINES // 2 :]
     rule_set = rules()
-    for number, line in enumerate(lines):
-        if number >= MAX_LINES:
-            break
+    for line in kept:
         for rule in rule_set:
-            found.update((rule.kind, value) for value in rule.values(line))
+            if not rule.whole_text:
+                found.update((rule.kind, value) for value in rule.values(line))
+    text = "\n".join(kept)
+    for rule in rule_set:
+        if rule.whole_text:
+            found.update((rule.kind, value) for value in rule.values(text))
     return frozenset(found)
 
 

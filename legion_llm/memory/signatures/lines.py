@@ -41,6 +41,7 @@ _LOCATION = re.compile(
 
 
 _LEVEL = re.compile(r"^\[(?:ERROR|WARNING|WARN|INFO)\]\s*")
+_RUBY_FRAME = re.compile(r"^in [`'][^`'\n]*['`](?::\s+(.*)|\s*$)")
 
 
 def _clean(line: str) -> tuple[str, bool]:
@@ -52,6 +53,8 @@ def _clean(line: str) -> tuple[str, bool]:
     level = _LEVEL.match(line)
     head, rest = (level.group(0), line[level.end() :]) if level else ("", line)
     bare = _LOCATION.sub("", rest)
+    if bare != rest:
+        bare = _RUBY_FRAME.sub(r"\1", bare)  # "path:12:in `meth': msg" is msg; a bare frame is ""
     return (head + bare).strip(), bare != rest
 
 
@@ -84,10 +87,17 @@ _PREFIXED = re.compile(
 _KEYWORD = re.compile(
     r"\b(?:error|errors|fatal|failed|failure|denied|cannot|can't|could not|couldn't|not found|"
     r"no such|unable|refused|invalid|unsupported|missing|mismatch|panic|panicked|exception|"
-    r"not supported|not allowed|already in use|already allocated|unknown|unrecognized)\b",
+    r"not supported|not allowed|already in use|already allocated|unknown|unrecognized|"
+    r"no space left|does not exist|doesn't exist|does not contain|not satisfy|timed out|"
+    r"violates|duplicate|conflicts?|incompatible|exceeded|forbidden|unauthorized|"
+    r"unexpected|not permitted|is required|requires cgo|stub)\b",
     re.IGNORECASE,
 )
-_HEADER = re.compile(r"^[_=!*\-\s]{3,}|^[^a-z]*$|^\*? ?What went wrong:?$")
+_HEADER = re.compile(
+    r"^[_=!*\-\s]{3,}|^[^a-z]*$|^\*? ?What went wrong:?$|^[\W_]*$|^Showing (?:Recent|All) \w+"
+)
+_PROMPT = re.compile(r"^(?:\S+@\S+:\S*[$#]|[$#❯>%]|\(\S+\)\s*\S*[$#❯])\s")
+_MESSAGE_LIKE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 MAX_SALIENT_LINES = 3
 
 Rule = Callable[[list[str], set[int]], list[int]]
@@ -227,7 +237,18 @@ def _choose(lines: list[str], located: set[int]) -> list[int]:
             chosen = rule(lines, located)
         if chosen:
             return chosen
-    return [i for i, line in enumerate(lines) if line][:1]
+    return _fallback(lines)
+
+
+def _fallback(lines: list[str]) -> list[int]:
+    """No rule named the error: the first lines that read like a message (three words or more,
+    not a shell prompt, a header or a rule), else the first non-empty line."""
+    found = [
+        i
+        for i, line in enumerate(lines)
+        if _candidate(line) and not _PROMPT.match(line) and _MESSAGE_LIKE.search(line)
+    ]
+    return found[:2] or [i for i, line in enumerate(lines) if line][:1]
 
 
 @dataclass(frozen=True)

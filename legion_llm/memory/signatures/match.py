@@ -60,6 +60,7 @@ JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in on
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
 SECONDARY_WEIGHT = 0.6  # a token only an error line besides the salient one carries
+ONE_SIDED_SECONDARY = 0.3  # share of such a token's weight that counts when the other side lacks it
 CONFLICT_FACTOR = (
     0.35  # a different discriminating name (port, constraint, package...) scales by this
 )
@@ -318,11 +319,16 @@ class SignatureIndex:
         self._codes = [
             sum(w[c] for c in f.codes) for f, w in zip(self._feats, self._sal, strict=True)
         ]
-        self._postings: dict[str, list[tuple[int, float]]] = {}
+        self._secondary = [
+            sum(w[t] for t in f.scale if t in w)
+            for f, w in zip(self._feats, self._sal, strict=True)
+        ]
+        self._postings: dict[str, list[tuple[int, float, bool]]] = {}
         self._exact: dict[str, list[int]] = {}
         for doc, weights in enumerate(self._sal):
+            scaled = self._feats[doc].scale
             for token, weight in weights.items():
-                self._postings.setdefault(token, []).append((doc, weight))
+                self._postings.setdefault(token, []).append((doc, weight, token in scaled))
             print_ = self._feats[doc].fingerprint
             if print_ is not None:
                 self._exact.setdefault(print_, []).append(doc)
@@ -367,15 +373,37 @@ class SignatureIndex:
         """Ruzicka similarity of the salient tokens against every candidate sharing one."""
         sal = self.weights(feat.salient, scales=feat.scale)
         total, codes = sum(sal.values()), sum(sal[c] for c in feat.codes)
+        secondary = sum(w for t, w in sal.items() if t in feat.scale)
         shared: dict[int, float] = {}
+        mine: dict[int, float] = {}  # the query's secondary weight each candidate shares
+        theirs: dict[int, float] = {}  # the candidate's secondary weight the query shares
         for token, weight in sal.items():
-            for doc, other in self._postings.get(token, ()):
+            is_secondary = token in feat.scale
+            for doc, other, other_secondary in self._postings.get(token, ()):
                 shared[doc] = shared.get(doc, 0.0) + min(weight, other)
-        return {doc: value / self._union(total, codes, doc, value) for doc, value in shared.items()}
+                if is_secondary:
+                    mine[doc] = mine.get(doc, 0.0) + weight
+                if other_secondary:
+                    theirs[doc] = theirs.get(doc, 0.0) + other
+        return {
+            doc: value
+            / self._union(
+                total - (1 - ONE_SIDED_SECONDARY) * (secondary - mine.get(doc, 0.0)),
+                codes,
+                doc,
+                value,
+                theirs.get(doc, 0.0),
+            )
+            for doc, value in shared.items()
+        }
 
-    def _union(self, total: float, codes: float, doc: int, shared: float) -> float:
-        """Ruzicka's denominator; codes that only one side carries stay out of it."""
-        mine, theirs = total, self._total[doc]
+    def _union(
+        self, total: float, codes: float, doc: int, shared: float, their_shared_secondary: float
+    ) -> float:
+        """Ruzicka's denominator; codes that only one side carries stay out of it, and so does
+        most of the weight of secondary lines that only one side prints."""
+        unshared = self._secondary[doc] - their_shared_secondary
+        mine, theirs = total, self._total[doc] - (1 - ONE_SIDED_SECONDARY) * unshared
         if codes and not self._codes[doc]:
             mine -= (1 - ONE_SIDED_CODE) * codes
         elif self._codes[doc] and not codes:

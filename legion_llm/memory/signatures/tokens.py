@@ -145,8 +145,9 @@ def _line_tokens(line: str, out: dict[str, str]) -> None:
             _add(out, _subject_name(found.group()), SUBJECT)  # "No module named yaml"
         elif kind == "url":
             _words(found.group(), out, inside=VALUE)
-        elif kind == "path":
+        elif kind == "path":  # Option::unwrap, ActiveSupport::MessageEncryptor::InvalidMessage
             _add(out, found.group().lower(), IDENT)
+            _words(found.group().rsplit("::", 1)[-1], out)
         elif kind == "qualified":
             _qualified(found, out)
         else:
