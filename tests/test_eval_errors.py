@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,7 @@ def test_exact_collisions_name_each_pair_of_groups_once() -> None:
 
 def test_dataset_and_definition_load() -> None:
     data = load_dataset(FIXTURES)
-    assert len(data.messages) == 394 and len(data.groups) == 77
+    assert len(data.messages) == 394 and len(data.groups) == 81
     assert {m.group for m in data.messages} <= set(data.groups)
     definition = load_definition(DEFINITION)
     assert definition.splits["original"].path == FIXTURES.resolve()
@@ -133,7 +134,7 @@ def result() -> SplitResult:
 
 def test_full_eval_runs_clean(result: SplitResult) -> None:
     assert result.failures == []
-    assert result.messages == 394 and result.groups == 77 and result.fix_queries == 394 - 77
+    assert result.messages == 394 and result.groups == 81 and result.fix_queries == 394 - 81
     assert result.gates == load_definition(DEFINITION).gates["original"]
     assert 0.0 < result.ambiguous_share < 0.5
 
@@ -149,3 +150,58 @@ def test_full_eval_meets_precision_and_fix_gates(result: SplitResult) -> None:
 
 def test_full_eval_meets_the_recall_gate(result: SplitResult) -> None:
     assert result.gate_results()["pairwise_recall"], result.recall
+
+
+CORPUS = REPO / "fixtures" / "errors-corpus"
+
+
+def test_the_corpus_is_split_once_by_family_by_the_documented_rule() -> None:
+    import hashlib
+
+    rows = [json.loads(line) for line in (CORPUS / "groups.jsonl").read_text().splitlines()]
+    families: dict[str, set[str]] = {}
+    for row in rows:
+        odd = hashlib.sha256(row["family"].encode()).digest()[0] % 2
+        assert row["split"] == ("test" if odd else "dev"), row["group"]
+        families.setdefault(row["family"], set()).add(row["split"])
+        assert row["sources"], row["group"]
+    assert all(len(splits) == 1 for splits in families.values())
+    dev, test = load_dataset(CORPUS, "dev"), load_dataset(CORPUS, "test")
+    assert not {m.group for m in dev.messages} & {m.group for m in test.messages}
+    assert len(dev.messages) > 900 and len(test.messages) > 900
+    assert len({g.ecosystem for g in (*dev.groups.values(), *test.groups.values())}) >= 15
+
+
+def test_hard_negatives_are_asked_without_their_own_group(tmp_path: Path) -> None:
+    groups = [
+        {"group": "pg", "ecosystem": "node", "root_cause": "r", "fix": "start postgres",
+         "confusable_with": ["redis"]},
+        {"group": "redis", "ecosystem": "node", "root_cause": "r", "fix": "start redis",
+         "confusable_with": ["pg"]},
+    ]  # fmt: skip
+    rows = [
+        ("pg-01", "pg", "Error: connect ECONNREFUSED 127.0.0.1:5432"),
+        ("pg-02", "pg", "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap"),
+        ("redis-01", "redis", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
+    ]
+    (tmp_path / "groups.jsonl").write_text("".join(json.dumps(g) + "\n" for g in groups))
+    (tmp_path / "node.jsonl").write_text(
+        "".join(json.dumps({"id": i, "group": g, "text": t}) + "\n" for i, g, t in rows)
+    )
+    [result] = run_errors_eval(tmp_path).splits
+    assert result.hard_negatives == 3  # every message of a group with a look-alike in the store
+    assert result.hard_negative_false_fixes == 0  # a refused port never gets the other's fix
+    assert result.fix_at_1 == 1.0 and result.exact_collisions == []
+
+    def yes_to_all(text: str, matches: object) -> list[bool]:
+        return [True for _ in matches]  # type: ignore[attr-defined]
+
+    [careless] = run_errors_eval(tmp_path, yes_to_all).splits
+    assert careless.hard_negative_false_fixes == 3 and careless.hard_negative_false_fix == 1.0
+
+
+def test_dev_and_test_splits_run_clean() -> None:
+    result = run_errors_eval(splits=["dev", "test"])
+    for split in result.splits:
+        assert split.failures == [] and split.fix_queries > 500, split.split
+        assert split.ecosystems and split.hard_negatives > 0

@@ -62,6 +62,7 @@ DEFAULT_GATES = {
     "max_exact_collisions": 0,
 }
 
+PAIR_FLOOR = 0.15  # a pair below this raw similarity is never the same root cause (LOW is 0.30)
 Judge = Callable[[str, Sequence[Match]], list[bool]]  # (query, ranked candidates) -> same?
 Pair = tuple[int, int]
 
@@ -232,7 +233,7 @@ def _predict_pairs(messages: Sequence[ErrorMessage], failures: list[str]) -> set
     same: set[Pair] = set()
     for i, message in enumerate(messages):
         try:
-            for match in index.rank(message.text, limit=len(index)):
+            for match in index.rank(message.text, limit=len(index), floor=PAIR_FLOOR):
                 j = int(match.candidate.key)
                 if j > i and decide_offline(match):
                     same.add((i, j))
@@ -259,16 +260,18 @@ def _store(dataset: ErrorsDataset) -> dict[str, ErrorMessage]:
     return {group: sorted(items, key=lambda m: m.id)[0] for group, items in by_group.items()}
 
 
-def _index(dataset: ErrorsDataset, held: dict[str, ErrorMessage], without: str = "") -> Any:
+def _index(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> SignatureIndex:
     return SignatureIndex(
         Candidate(group, message.text, dataset.groups[group].fix, resolved=True)
         for group, message in sorted(held.items())
-        if group != without and group in dataset.groups
+        if group in dataset.groups
     )
 
 
-def _ask(index: SignatureIndex, query: _Query, judge: Judge) -> tuple[list[Match], list[bool]]:
-    ranked = index.rank(query.message.text, limit=5)
+def _ask(
+    index: SignatureIndex, query: _Query, judge: Judge, without: str | None = None
+) -> tuple[list[Match], list[bool]]:
+    ranked = index.rank(query.message.text, limit=5, without=without)
     query.calls_model = needs_judge(ranked)
     query.ambiguous = bool(ranked) and ranked[0].band == "ambiguous"
     return ranked, judge(query.message.text, ranked)
@@ -303,13 +306,13 @@ def _hard_negatives(
 ) -> list[_Query]:
     """Messages of groups with look-alikes in the store, asked with their own group left out."""
     queries = []
+    index = _index(dataset, held)  # each query leaves its own group out
     for group in sorted(g for g in held if _lookalikes(dataset, g, held)):
-        index = _index(dataset, held, without=group)
         for message in (m for m in dataset.messages if m.group == group):
             query = _Query(message)
             queries.append(query)
             try:
-                _, verdicts = _ask(index, query, judge)
+                _, verdicts = _ask(index, query, judge, without=group)
             except Exception as exc:  # one failing case never aborts the run
                 failures.append(f"hard negative {message.id}: {type(exc).__name__}: {exc}")
                 continue

@@ -11,6 +11,8 @@ def test_eval_errors_offline_passes_its_gates_and_writes_the_log(cli: Any, proje
         "errors",
         "--engine",
         "offline",
+        "--split",
+        "original",
         "--out",
         "errors-eval.json",
         "--json",

@@ -20,12 +20,15 @@ pipeline may send to an LLM; `decide_offline` is the deterministic decision for 
 from __future__ import annotations
 
 import hashlib
+import json
 import heapq
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import Literal
 
 from legion_llm.memory.redact import redacted
@@ -59,7 +62,8 @@ MID = 0.36  # inside the band, the offline engine says "same" from here on, barr
 JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in one call
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
-SECONDARY_WEIGHT = 0.6  # a token only an error line besides the salient one carries
+SECONDARY_WEIGHT = 0.6  # a token only an error line besides banner salient lines carries
+SECONDARY_BESIDE = 0.2  # ... besides a salient line that names the error itself
 ONE_SIDED_SECONDARY = 0.3  # share of such a token's weight that counts when the other side lacks it
 CONFLICT_FACTOR = (
     0.35  # a different discriminating name (port, constraint, package...) scales by this
@@ -140,6 +144,18 @@ def salient(text: str) -> str:
     """The salient line(s) of an error text, newline-joined (the whole stripped text if none)."""
     lines, _ = split_salient(text)
     return "\n".join(lines) if lines else text.strip()
+
+
+DF_DATA = Path(__file__).resolve().parent / "data" / "token_df.json"
+
+
+@cache
+def background_df() -> tuple[dict[str, int], int]:
+    """Token document frequencies over the tuning corpus (data/token_df.json), and its size."""
+    if not DF_DATA.is_file():
+        return {}, 0
+    data = json.loads(DF_DATA.read_text(encoding="utf-8"))
+    return data["df"], int(data["docs"])
 
 
 def strong_fingerprint(text: str) -> str | None:
@@ -231,7 +247,10 @@ def _weighted(
                 into[token] = kind
 
 
+@lru_cache(maxsize=4096)
 def features(text: str) -> Features:
+    """What the matcher keeps of one error text (cached: pure, and asked again by every index
+    and query that holds the same text; callers never modify the result)."""
     text = bounded(text)
     found = signature_lines(text)
     salient = found.salient or [text.strip()]
@@ -240,7 +259,8 @@ def features(text: str) -> Features:
     _weighted(salient, 1.0, sal, scale)
     codes = frozenset(t for t, kind in sal.items() if kind == CODE)
     subjects = frozenset(t for t, kind in sal.items() if kind == SUBJECT)
-    _weighted(found.secondary, SECONDARY_WEIGHT, sal, scale)
+    weak = all(shared_by(line) for line in salient)  # the salient lines are all banners
+    _weighted(found.secondary, SECONDARY_WEIGHT if weak else SECONDARY_BESIDE, sal, scale)
     names = discriminators(found.cleaned)
     for kind, value in names:
         sal[f"{kind}={value}"] = SUBJECT
@@ -319,16 +339,11 @@ class SignatureIndex:
         self._codes = [
             sum(w[c] for c in f.codes) for f, w in zip(self._feats, self._sal, strict=True)
         ]
-        self._secondary = [
-            sum(w[t] for t in f.scale if t in w)
-            for f, w in zip(self._feats, self._sal, strict=True)
-        ]
-        self._postings: dict[str, list[tuple[int, float, bool]]] = {}
+        self._postings: dict[str, list[tuple[int, float]]] = {}
         self._exact: dict[str, list[int]] = {}
         for doc, weights in enumerate(self._sal):
-            scaled = self._feats[doc].scale
             for token, weight in weights.items():
-                self._postings.setdefault(token, []).append((doc, weight, token in scaled))
+                self._postings.setdefault(token, []).append((doc, weight))
             print_ = self._feats[doc].fingerprint
             if print_ is not None:
                 self._exact.setdefault(print_, []).append(doc)
@@ -337,8 +352,11 @@ class SignatureIndex:
         return len(self.candidates)
 
     def idf(self, token: str) -> float:
-        """Smoothed inverse document frequency; a token the index never saw counts as rarest."""
-        return math.log(1.0 + (self._docs + 1) / (self._df.get(token, 0) + 0.5))
+        """Smoothed inverse document frequency over this index and the background corpus
+        (data/token_df.json); a token neither ever saw counts as rarest."""
+        background, docs = background_df()
+        df = self._df.get(token, 0) + background.get(token, 0)
+        return math.log(1.0 + (self._docs + docs + 1) / (df + 0.5))
 
     def weights(
         self, kinds: dict[str, str], scale: float = 1.0, scales: dict[str, float] | None = None
@@ -349,13 +367,23 @@ class SignatureIndex:
             for t, kind in kinds.items()
         }
 
-    def rank(self, query: str, limit: int = 5) -> list[Match]:
-        """The `limit` best candidates for an error text, best first; [] when none shares a token."""
+    def rank(
+        self, query: str, limit: int = 5, *, floor: float = 0.0, without: str | None = None
+    ) -> list[Match]:
+        """The `limit` best candidates for an error text, best first; [] when none shares a token.
+        `floor`: leave out candidates whose raw similarity is below it (they cannot reach a band
+        above "none"); `without`: leave out the candidates with this key."""
         feat = features(query)
         scores = self._scores(feat)
         exact = self._exact.get(feat.fingerprint, []) if feat.fingerprint else []
         for doc in exact:
             scores[doc] = 1.0
+        if floor or without is not None:
+            scores = {
+                d: v
+                for d, v in scores.items()
+                if v >= floor and self.candidates[d].key != without
+            }
         best = heapq.nlargest(max(4 * limit, 20), scores, key=scores.__getitem__)
         ctx = self.weights(feat.context, CONTEXT_WEIGHT)
         sal = self.weights(feat.salient, scales=feat.scale)
@@ -373,37 +401,15 @@ class SignatureIndex:
         """Ruzicka similarity of the salient tokens against every candidate sharing one."""
         sal = self.weights(feat.salient, scales=feat.scale)
         total, codes = sum(sal.values()), sum(sal[c] for c in feat.codes)
-        secondary = sum(w for t, w in sal.items() if t in feat.scale)
         shared: dict[int, float] = {}
-        mine: dict[int, float] = {}  # the query's secondary weight each candidate shares
-        theirs: dict[int, float] = {}  # the candidate's secondary weight the query shares
         for token, weight in sal.items():
-            is_secondary = token in feat.scale
-            for doc, other, other_secondary in self._postings.get(token, ()):
+            for doc, other in self._postings.get(token, ()):
                 shared[doc] = shared.get(doc, 0.0) + min(weight, other)
-                if is_secondary:
-                    mine[doc] = mine.get(doc, 0.0) + weight
-                if other_secondary:
-                    theirs[doc] = theirs.get(doc, 0.0) + other
-        return {
-            doc: value
-            / self._union(
-                total - (1 - ONE_SIDED_SECONDARY) * (secondary - mine.get(doc, 0.0)),
-                codes,
-                doc,
-                value,
-                theirs.get(doc, 0.0),
-            )
-            for doc, value in shared.items()
-        }
+        return {doc: value / self._union(total, codes, doc, value) for doc, value in shared.items()}
 
-    def _union(
-        self, total: float, codes: float, doc: int, shared: float, their_shared_secondary: float
-    ) -> float:
-        """Ruzicka's denominator; codes that only one side carries stay out of it, and so does
-        most of the weight of secondary lines that only one side prints."""
-        unshared = self._secondary[doc] - their_shared_secondary
-        mine, theirs = total, self._total[doc] - (1 - ONE_SIDED_SECONDARY) * unshared
+    def _union(self, total: float, codes: float, doc: int, shared: float) -> float:
+        """Ruzicka's denominator; codes that only one side carries stay out of it."""
+        mine, theirs = total, self._total[doc]
         if codes and not self._codes[doc]:
             mine -= (1 - ONE_SIDED_CODE) * codes
         elif self._codes[doc] and not codes:
