@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,10 +103,10 @@ def test_a_failing_case_does_not_abort_the_run(
     )
     real_rank = SignatureIndex.rank
 
-    def flaky_rank(self: SignatureIndex, query: str, limit: int = 5) -> list[Match]:
+    def flaky_rank(self: SignatureIndex, query: str, limit: int = 5, **kw: Any) -> list[Match]:
         if query.startswith("zsh"):
             raise RuntimeError("boom")
-        return real_rank(self, query, limit)
+        return real_rank(self, query, limit, **kw)
 
     monkeypatch.setattr(SignatureIndex, "rank", flaky_rank)
     [result] = run_errors_eval(tmp_path).splits
