@@ -139,6 +139,12 @@ def judge_all(
     ]
 
 
+def _offline_candidate(number: int, judged: JudgedMatch) -> dict[str, Any]:
+    candidate = judged.match.candidate
+    return {"number": number, "id": candidate.key, "score": judged.match.score,
+            "offline_verdict": judged.same}  # fmt: skip
+
+
 def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> dict[str, Any] | None:
     """When no model judged the close candidates (no engine, or the offline one), the one call a
     model would have been asked, so that the calling agent can judge them itself (host engine):
@@ -151,11 +157,7 @@ def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> dict[str
     close = [j for j in judged if j.match.score >= JUDGE_FLOOR][:MAX_JUDGED]
     variables = {"new_error": _clip(error_text), "candidates": _listing([j.match for j in close])}
     return {
-        "candidates": [
-            {"number": n, "id": j.match.candidate.key, "score": j.match.score,
-             "offline_verdict": j.same}
-            for n, j in enumerate(close, start=1)
-        ],  # fmt: skip
+        "candidates": [_offline_candidate(n, j) for n, j in enumerate(close, start=1)],
         "inputs": load_prompt(PROMPT).render(variables).user,
     }
 

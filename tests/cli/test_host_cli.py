@@ -254,8 +254,9 @@ def test_errors_match_hands_close_calls_to_the_agent_when_no_model_judged(
     assert [(c["number"], c["id"]) for c in ask["candidates"]] == [(1, "E-003"), (2, "E-001")]
     assert BAND_QUERY in ask["inputs"] and STORED.split("<br>")[0] in ask["inputs"]
     stub = StubClaude(tmp_path / "bin").script(
-        answer({"verdicts": [{"candidate": 2, "same_root_cause": True, "reason": "typo"}],
-                "match": 2})  # fmt: skip
+        answer(
+            {"verdicts": [{"candidate": 2, "same_root_cause": True, "reason": "typo"}], "match": 2}
+        )
     )
     monkeypatch.setenv("PATH", stub.on_path())
     judged = cli("errors", "match", BAND_QUERY, "--json", "--root", project)

@@ -16,6 +16,7 @@ from legion_llm.llm.engine import Engine, Notices
 from legion_llm.llm.errors import LLMUnavailableError
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from tests.llm.hostile import MISSION, demo, no_fallback, use_key
+from tests.pipeline.test_errmatch import BAND_QUERY, ERRORS_TEXT
 
 Make = Callable[..., Engine]
 NOT_ANSWERS = {
@@ -52,13 +53,8 @@ def test_a_200_that_is_not_an_answer_falls_back_with_one_notice(
     assert collected.messages[0].startswith("notice: Claude is unavailable (Claude API answered")
 
 
-ERRORS_MD = (
-    "# Error Patterns\n\n| ID | Date | Branch | Error Signature | Fix | Agent | Resolved | Tags |\n"
-    "|----|------|--------|-----------------|-----|-------|----------|------|\n"
-    "| E-001 | 2026-03-01 | main | npm ERR! code ERESOLVE<br>npm ERR! ERESOLVE unable to resolve "
-    "dependency tree | Align the peer versions | dev | true | npm |\n"
-)
-BAND_ERROR = "npm error code ERESOLVE\nnpm error ERESOLVE could not resolve"
+ERRORS_MD = ERRORS_TEXT  # a stored error close to BAND_ERROR, but not the same: a close call
+BAND_ERROR = BAND_QUERY
 LLM_COMMANDS = {
     "compact": ["compact", "3", "--dry-run"],
     "distill": ["distill", "--dry-run"],
@@ -86,6 +82,7 @@ def test_llm_commands_meet_a_broken_proxy_with_a_notice_or_one_error_line(
     notices = [line for line in auto.stderr.splitlines() if line.startswith("notice:")]
     assert len(notices) == 1 and "HTTP 200" in notices[0] and "internal error" not in auto.stderr
     no_fallback(monkeypatch)
+    (root / ".planning/memory/ERRORS.md").write_text(ERRORS_MD, encoding="utf-8")  # as before
     forced = cli(*args)
     assert forced.exit_code == 4
     assert forced.stderr.count("\n") == 1 and forced.stderr.startswith("error: Claude API")

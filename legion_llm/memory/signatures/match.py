@@ -20,8 +20,8 @@ pipeline may send to an LLM; `decide_offline` is the deterministic decision for 
 from __future__ import annotations
 
 import hashlib
-import json
 import heapq
+import json
 import math
 import re
 from collections import Counter
@@ -380,9 +380,7 @@ class SignatureIndex:
             scores[doc] = 1.0
         if floor or without is not None:
             scores = {
-                d: v
-                for d, v in scores.items()
-                if v >= floor and self.candidates[d].key != without
+                d: v for d, v in scores.items() if v >= floor and self.candidates[d].key != without
             }
         best = heapq.nlargest(max(4 * limit, 20), scores, key=scores.__getitem__)
         ctx = self.weights(feat.context, CONTEXT_WEIGHT)
