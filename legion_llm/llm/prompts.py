@@ -41,6 +41,12 @@ class RenderedPrompt:
     user: str
     context: str = ""
 
+    @property
+    def full_user(self) -> str:
+        """The whole user message as one text (the context first): for engines that send a
+        single user turn and have no cache to place a block boundary for."""
+        return f"{self.context}\n\n{self.user}" if self.context else self.user
+
 
 @dataclass(frozen=True)
 class Prompt:

@@ -102,7 +102,7 @@ class SamplingEngine(EngineBase):
 
     def answer(self, request: Request[T]) -> Answer[T]:
         system = f"{request.prompt.system}\n\n{schema_instruction(request.schema)}"
-        messages: tuple[tuple[str, str], ...] = (("user", request.prompt.user),)
+        messages: tuple[tuple[str, str], ...] = (("user", request.prompt.full_user),)
         max_tokens = request.max_tokens or self.config.max_tokens
         name = request.prompt.name
         for _attempt in (1, 2):

@@ -7,6 +7,8 @@ from tests.llm.conftest import (  # noqa: F401  (fixtures)
     api,
     claude,
     collected,
+    fake_api,
     fake_time,
+    on_fake,
     registry,
 )

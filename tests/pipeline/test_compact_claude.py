@@ -19,9 +19,13 @@ import respx
 
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineRegistry
+from legion_llm.llm.tokens import count_tokens
+from legion_llm.pipeline.compact.logs import reduce_output
 from legion_llm.pipeline.compact.offline import PROMPT, compact_offline
+from legion_llm.pipeline.compact.prepare import prepare
 from legion_llm.pipeline.compact.render import FileItem, PhaseDigest
 from legion_llm.pipeline.compact.run import compact_phase
+from legion_llm.pipeline.compact.split import FIRST_ASK
 from tests.llm.conftest import body, message, stream_reply
 from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of, without_requirement
 
@@ -51,29 +55,33 @@ def user_text(call: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
-def test_dropped_id_is_re_asked_then_repaired(
+def test_dropped_id_is_repaired_without_a_re_ask_and_the_request_is_prefix_first(
     tmp_path: Path, api: respx.MockRouter, claude: Make
 ) -> None:
     phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
     dropped = without_requirement(good_digest(phase), "BILL-03")
-    route = api.post("/v1/messages").mock(
-        side_effect=[reply(dropped), reply(dropped, 6_020, 1_390)]
-    )
+    route = api.post("/v1/messages").mock(side_effect=[reply(dropped)])
     engine = claude(fallback_offline=False)
 
     result = compact_phase(phase, engine, today=TODAY)
 
-    assert route.call_count == 2
-    first, second = (body(c) for c in route.calls)
-    assert first["tool_choice"] == {"type": "tool", "name": "record_phase_digest",
-                                    "disable_parallel_tool_use": True}  # fmt: skip
-    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert "BILL-01, BILL-02, BILL-03, BILL-04" in user_text(route.calls[0])  # the must-keep list
-    assert "None: this is the first proposal." in user_text(route.calls[0])
-    target = math.ceil(result.report.tokens_original * 0.40)  # Claude is asked for about 0.40
-    assert f"about {target} tokens" in user_text(route.calls[0])
-    assert "- missing requirement ids: BILL-03" in user_text(route.calls[1])
-    assert first["max_tokens"] == second["max_tokens"] > 4_096
+    assert route.call_count == 1  # a missing id is repaired, not paid for again
+    sent = body(route.calls[0])
+    assert sent["tool_choice"] == {"type": "tool", "name": "record_phase_digest",
+                                   "disable_parallel_tool_use": True}  # fmt: skip
+    # stable prefix first, each part marked for the cache; the per-call request after it
+    assert sent["system"][0]["cache_control"] == {"type": "ephemeral"}
+    context, request = sent["messages"][0]["content"]
+    assert context["cache_control"] == {"type": "ephemeral"} and "cache_control" not in request
+    assert request["text"] == FIRST_ASK
+    lists = context["text"].split("The plan summaries")[0]
+    for rid in ("BILL-01", "BILL-02", "BILL-03", "BILL-04"):  # each id once, with its verdict
+        assert lists.count(rid) == 1 and f"- {rid}: pass (reported by" in lists
+    sent_tokens = sum(count_tokens(reduce_output(d.text, result.facts.requirement_ids,
+                                                 result.facts.paths)) for d in prepare(phase).docs)  # fmt: skip
+    assert f"about {math.ceil(sent_tokens * 0.40)} tokens" in context["text"]
+    assert sent_tokens < result.report.tokens_original  # the target is on the text that matters
+    assert sent["max_tokens"] > 4_096
     assert result.repaired == [
         "requirement BILL-03 added to Verification (the proposal left it out)"
     ]
@@ -81,24 +89,33 @@ def test_dropped_id_is_re_asked_then_repaired(
     text = phase.compacted_path.read_text()
     assert "- BILL-03: PASS — Only finance and owner roles can export" in text
     usage = engine.meter.as_dict(engine.name)
-    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (2, 11_230, 2_870)
+    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (1, 5_210, 1_480)
 
 
-def test_dropped_id_fixed_by_the_re_ask_needs_no_repair(
+def test_a_placeholder_section_is_re_asked_alone_after_the_same_context(
     tmp_path: Path, api: respx.MockRouter, claude: Make
 ) -> None:
     phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
     good = good_digest(phase)
-    route = api.post("/v1/messages").mock(
-        side_effect=[reply(without_requirement(good, "BILL-03")), reply(good)]
-    )
+    lazy = careless(good, decisions=every("decision", "x"))
+    only_decisions = careless(good, deliverables=[], files=[], verification=[], checks=[],
+                              agents=[])  # fmt: skip
+    route = api.post("/v1/messages").mock(side_effect=[reply(lazy), reply(only_decisions)])
     result = compact_phase(phase, claude(fallback_offline=False), today=TODAY)
-    assert route.call_count == 2 and result.repaired == [] and result.report.ok
+    first, second = (body(c) for c in route.calls)
+    assert second["system"] == first["system"] and second.get("tools") == first.get("tools")
+    assert second["messages"][0]["content"][0] == first["messages"][0]["content"][0]  # cached
+    reask = second["messages"][0]["content"][1]["text"]
+    assert "[decisions]" in reask and "Redo only these sections: decisions." in reask
+    assert "[verification]" not in reask and "=====" not in reask  # no summaries resent
     assert [a["reask"] for a in result.answers] == [False, True]
+    # the other sections were kept from the first answer, the decisions taken from the second
+    assert result.settled.sections["decisions"]["proposal"] == 1
+    assert not result.fell_back and result.report.ok
     assert all(a["model"] == "claude-sonnet-4-6" for a in result.answers)
 
 
-def test_invented_path_is_re_asked_and_struck(
+def test_invented_path_is_struck_without_a_re_ask(
     tmp_path: Path, api: respx.MockRouter, claude: Make
 ) -> None:
     phase = phase_of("partial-and-failed-plans", tmp_path, "4")
@@ -106,9 +123,9 @@ def test_invented_path_is_re_asked_and_struck(
     invented = good.model_copy(
         update={"files": [*good.files, FileItem(path=INVENTED, change="fuzzy clause builder")]}
     )
-    route = api.post("/v1/messages").mock(side_effect=[reply(invented), reply(invented)])
+    route = api.post("/v1/messages").mock(side_effect=[reply(invented)])
     result = compact_phase(phase, claude(fallback_offline=False), today=TODAY)
-    assert f"- paths not in the originals: {INVENTED}" in user_text(route.calls[1])
+    assert route.call_count == 1
     assert result.repaired == [f"removed {INVENTED}: the originals never name it"]
     assert INVENTED not in phase.compacted_path.read_text()
     assert f"warning: repaired: removed {INVENTED}: the originals never name it" in result.warnings

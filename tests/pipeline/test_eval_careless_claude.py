@@ -40,10 +40,8 @@ def registry() -> OfflineRegistry:
 def careless_answer(request: httpx.Request) -> httpx.Response:
     prompt = json.dumps(json.loads(request.content)["messages"])
     plans = re.findall(r"\\n- (\d+(?:\.\d+)?-\d+[a-z]?): ", prompt)
-    ids = re.search(
-        r"Requirement ids that must appear \(each needs a verdict\):\\n([^\\]*)", prompt
-    )
-    listed = [i for i in (ids.group(1).split(", ") if ids else []) if i != "(none)"]
+    lists = prompt.split("Requirement ids that must appear")[1].split("Paths that must appear")[0]
+    listed = re.findall(r"\\n- ([^:\\]+): (?:pass|partial|fail|not verified)", lists)
     digest = {
         "deliverables": [{"plan_id": p, "summary": "x", "follow_ups": []} for p in plans],
         "decisions": [{"plan_id": "x", "decision": "None recorded", "rationale": "",

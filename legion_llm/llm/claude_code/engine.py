@@ -88,10 +88,10 @@ class ClaudeCodeEngine(EngineBase):
     def answer(self, request: Request[T]) -> Answer[T]:
         schema = json.dumps(json_schema(request.schema), ensure_ascii=False)
         name = request.prompt.name
-        first = self._ask_once(request, schema, request.prompt.user)
+        first = self._ask_once(request, schema, request.prompt.full_user)
         output, error = _validate(first, request.schema)
         if output is None:
-            again = (f"{request.prompt.user}\n\nYour previous answer did not match the schema:\n"
+            again = (f"{request.prompt.full_user}\n\nYour previous answer did not match the schema:\n"
                      f"{error}\nAnswer again with the corrected structured output.")  # fmt: skip
             output, error = _validate(self._ask_once(request, schema, again), request.schema)
         if output is None:

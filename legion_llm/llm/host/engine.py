@@ -53,7 +53,7 @@ class Question:
 def question_of(request: Request[Any]) -> Question:
     prompt = request.prompt
     schema = request.schema.model_json_schema()
-    return Question(prompt.name, prompt.sha256, prompt.system, prompt.user, schema,
+    return Question(prompt.name, prompt.sha256, prompt.system, prompt.full_user, schema,
                     request.max_tokens)  # fmt: skip
 
 

@@ -13,8 +13,9 @@ in the `{NN}-COMPACTED.md` format of memory-manager Section 12:
     # Phase {N}: {name} — Compacted Summary
     ## Deliverables / ## Decisions / ## Files Modified (| File | Change |) / ## Verification / ## Agents
 
-Two frontmatter keys are added only when they carry something: `requirements_not_satisfied`
-(ids whose verdict is not pass) and `forced` / `forced_reason` (preconditions overridden).
+Frontmatter keys added only when they carry something: `requirements_not_satisfied` (ids whose
+verdict is not pass), `forced` / `forced_reason` (preconditions overridden) and `parts_from`
+(which plans which engine proposed, when the cost cap left some to the offline engine).
 Plan outcomes and agents come from the summaries themselves (deterministic), not the engine.
 """
 
@@ -107,6 +108,7 @@ class Header:
     plans: tuple[PlanFacts, ...]
     compacted: date
     forced_reason: str | None = None
+    parts_from: str | None = None  # which plans which engine wrote, when more than one did
 
 
 def _flow(items: Iterable[str]) -> str:
@@ -127,6 +129,8 @@ def _frontmatter(header: Header, digest: PhaseDigest) -> list[str]:
         lines.append(f"requirements_not_satisfied: {_flow(sort_ids(dict.fromkeys(other)))}")
     if header.forced_reason:
         lines += ["forced: true", f"forced_reason: {_yaml_text(header.forced_reason)}"]
+    if header.parts_from:
+        lines.append(f"parts_from: {_yaml_text(header.parts_from)}")
     return [*lines, "---"]
 
 

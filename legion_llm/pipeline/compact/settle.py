@@ -7,8 +7,9 @@ result collected later. settle
 
 1. reviews the latest proposal: presence (verify.py) and grounding (ground.py), each problem
    marked repairable or needing the model;
-2. decides, from that review alone (`should_reask`), whether to ask once more; `ask_again` gets
-   the review (its `problems` say exactly what to redo) and returns a new proposal or None;
+2. decides, from that review alone (`should_reask`: only for problems repair cannot fix),
+   whether to ask once more; `ask_again` gets the review (its `problems` say exactly what to
+   redo) and returns a new proposal or None;
 3. takes each section (deliverables, decisions, files, verification, checks, agents) from the
    newest proposal in which nothing needs the model, else from the offline engine's digest;
 4. repairs what is repairable (repair.py) and reviews the result again: anything still wrong
@@ -70,9 +71,11 @@ def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
 
 
 def should_reask(first: Review) -> bool:
-    """The re-ask decision, a function of the first review alone: any problem at all (repairable
-    ones included, so a model gets the chance to fix its own omissions)."""
-    return bool(first.problems)
+    """The re-ask decision, a function of the first review alone: only for what repair cannot
+    fix (ungrounded verdicts or text, placeholders, empty sections, wrong or unknown plans, a
+    length far over the target). Missing ids and paths, invented ones and the like are repaired
+    deterministically; paying for a re-ask would buy nothing repair does not already give."""
+    return bool(first.needs_model)
 
 
 @dataclass

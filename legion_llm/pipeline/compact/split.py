@@ -22,6 +22,7 @@ from legion_llm.memory.phases.find import Phase
 from legion_llm.pipeline.compact.offline import PlanDoc
 
 Count = Callable[[str], int]
+FIRST_ASK = "Propose the digest: every section, following the rules."
 
 
 def _plan_line(doc: PlanDoc) -> str:
@@ -38,8 +39,9 @@ def prompt_variables(
     target_tokens: int,
     phase_facts: PhaseFacts | None = None,
 ) -> dict[str, str]:
-    """The strings `prompts/compact-phase.md` is rendered with. `phase_facts` (the whole
-    phase's, when `facts` are one part's) decides which verdict each id may be given."""
+    """The strings `prompts/compact-phase.md` is rendered with (each requirement id is listed
+    once, with its verdict). `phase_facts` (the whole phase's, when `facts` are one part's)
+    decides which verdict each id may be given."""
     summaries = "\n\n".join(
         f"===== {d.facts.file}{f' ({d.part})' if d.part else ''} =====\n{d.text.strip()}"
         for d in docs
@@ -47,12 +49,11 @@ def prompt_variables(
     return {
         "phase": f"Phase {phase.key}: {phase.name} (folder {phase.slug})",
         "plans": "\n".join(_plan_line(d) for d in docs) or "(none)",
-        "requirement_ids": ", ".join(facts.requirement_ids) or "(none)",
         "verdicts": _verdicts(facts.requirement_ids, phase_facts or facts),
         "paths": "\n".join(facts.paths) or "(none)",
         "target_tokens": str(target_tokens),
         "summaries": summaries,
-        "feedback": "None: this is the first proposal.",
+        "feedback": FIRST_ASK,
     }
 
 
