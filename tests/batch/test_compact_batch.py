@@ -98,8 +98,8 @@ def test_collect_writes_every_verified_phase_and_reports_each(world: World) -> N
 
 
 def test_verify_is_the_pipeline_s_own(world: World) -> None:
-    """A batch answer that drops a requirement id is re-asked directly (never written as is),
-    and the file holds every id: the same settle step as a direct run."""
+    """A batch answer that drops a requirement id is repaired, not re-asked (what repair fixes
+    is never paid for twice), and the file holds every id: the same settle step as a direct run."""
     broken = dict(world.digests["3"])
     broken["verification"] = [v for v in broken["verification"] if v["requirement_id"] != "BILL-03"]
     world.batches.outcome["phase-3-chunk-1"] = _answer(broken)
@@ -108,12 +108,10 @@ def test_verify_is_the_pipeline_s_own(world: World) -> None:
     data = world.json("batch", "collect", batch_id)["data"]
 
     row = next(r for r in data["outcomes"] if r["case"] == "3")
-    reasks = [
-        c for c in world.direct_calls() if "missing requirement ids: BILL-03" in json.dumps(c.body)
-    ]
-    assert len(reasks) == 1  # the re-ask is a direct call, listing what was wrong
+    about_3 = [c for c in world.direct_calls() if "BILL-03" in json.dumps(c.body)]
+    assert about_3 == []  # repaired: no re-ask, no direct call for phase 3
     assert "BILL-03" in (world.root / row["path"]).read_text()
-    assert row["batch"] == {**row["batch"], "from_batch": 1, "direct": 1}
+    assert row["batch"] == {**row["batch"], "from_batch": 1, "direct": 0}
 
 
 def _answer(digest: dict[str, Any]) -> Reply:

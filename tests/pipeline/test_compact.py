@@ -269,10 +269,13 @@ def test_a_plan_too_large_for_one_call_is_split_never_cut(tmp_path: Path) -> Non
 def test_a_re_ask_carries_the_problems_as_data(tmp_path: Path) -> None:
     phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
     good = good_digest(phase)
-    engine = FakeEngine().enqueue(without_requirement(good, "BILL-03"), good)
+    lazy = good.model_copy(update={"checks": [c.model_copy(update={"result": "x"})
+                                              for c in good.checks]})  # fmt: skip
+    engine = FakeEngine().enqueue(without_requirement(lazy, "BILL-03"), good)
     compact_phase(phase, engine, today=TODAY, write=False)
     first, second = (r.context for r in engine.requests)
     assert first.problems == ()
-    assert second.problems == ({"kind": "missing-id", "section": "verification",
-                                "message": "BILL-03 is missing from Verification", "id": "BILL-03",
-                                "repairable": True},)  # fmt: skip
+    # what the model must redo (the placeholder checks), not what repair fixes (BILL-03)
+    assert {p["kind"] for p in second.problems} == {"placeholder"}
+    assert {p["section"] for p in second.problems} == {"checks"}
+    assert all(not p["repairable"] for p in second.problems)
