@@ -211,7 +211,8 @@ def collect_result(
     report = collect_job(job, record, make, c.root)
     if not report.ended:
         return _pending(record, report.status)
-    return render_collect(c, report)
+    suite: CommandResult | None = getattr(job, "last", None)  # an eval's own table, this run
+    return render_collect(c, report, suite.human if suite is not None else None)
 
 
 def record_choice(record: BatchRecord, max_cost: float | None = None) -> EngineChoice:
@@ -275,7 +276,10 @@ def wait_until_ended(
             sleep(interval)
 
 
-def render_collect(c: Common, report: CollectReport) -> CommandResult:
+def render_collect(
+    c: Common, report: CollectReport, first: Callable[[], None] | str | None = None
+) -> CommandResult:
+    """The per-case report; `first` (an eval's table) is shown before it."""
     rows = report.outcomes()
     total = report.total_usage()
     record = report.record
@@ -289,7 +293,18 @@ def render_collect(c: Common, report: CollectReport) -> CommandResult:
              f"{', '.join(f'{k} {v}' for k, v in report.status.counts.items() if v)}"]  # fmt: skip
     lines += [_outcome_line(row) for row in rows]
     lines.append(_total_line(total))
-    return CommandResult("batch collect", data, "\n".join(lines), [], 1 if bad else 0)
+    text = "\n".join(lines)
+
+    def human() -> None:
+        from legion_llm.cli.render import echo
+
+        if callable(first):
+            first()
+        elif first:
+            echo(first)
+        echo(text)
+
+    return CommandResult("batch collect", data, human if first else text, [], 1 if bad else 0)
 
 
 BAD_STATUSES = ("failed", "stale", "skipped", "gates failed")  # exit 1, as the direct command

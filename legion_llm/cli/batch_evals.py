@@ -72,8 +72,9 @@ class EvalJob:
             return {}
 
         def batch_info() -> dict[str, Any]:
-            checkpoint()
-            return {"batch": self._batch_info(engine)}
+            info = {"batch": self._batch_info(engine)}
+            checkpoint()  # the journal is saved before the log is written
+            return info
 
         result = suite_result(self.suite, self.c, engine, self.fixtures, self.out,
                               log_extra=batch_info)  # fmt: skip
@@ -88,6 +89,7 @@ class EvalJob:
         batch = getattr(engine, "primary", engine)
         if not isinstance(batch, BatchEngine):
             return {"id": self.batch_id}
+        batch.bill_unused(list(batch.ledger.index.values()))  # before the log records the cost
         return {"id": self.batch_id, "price_factor": batch.info.batch_factor,
                 **batch.ledger.current().as_dict()}  # fmt: skip
 

@@ -109,7 +109,7 @@ def compaction_result(
     warnings: Sequence[str] = (),
 ) -> CommandResult:
     """Run the compaction eval with `engine` and write its log (for the command and a batch:
-    `log_extra()` is called once the suite has run, just before the log is written)."""
+    `log_extra()` is called once the suite has run, before its usage goes into the log)."""
     from legion_llm.evals.compaction import DEFINITION, eval_log, load_cases, run_compaction_eval
     from legion_llm.llm.prompts import load_prompt
     from legion_llm.memory.gitinfo import head_commit
@@ -118,11 +118,12 @@ def compaction_result(
     total = len(load_cases(folder)) if folder else 0
     with progress(total, "compaction", c.as_json or not write_log) as on_case:
         run = run_compaction_eval(engine, folder, today=c.today, on_case=on_case)
+    extra = log_extra() if log_extra and write_log else {}  # before the usage is read
     log = eval_log(run, engine, prompt_sha256=load_prompt(PROMPT).sha256,
                    commit=head_commit(DEFINITION.parent))  # fmt: skip
     if not write_log:
         return CommandResult("eval compaction", log)
-    log.update(log_extra() if log_extra else {})
+    log.update(extra)
     path = write_eval_log(c, "compaction", engine.name, out, log)
     data = {**log, "log": str(path)}
     return CommandResult("eval compaction", data, lambda: _human(run, path), list(warnings),

@@ -69,7 +69,7 @@ def suite_result(
     warnings: Sequence[str] = (),
 ) -> CommandResult:
     """Run the distill or learnings eval with `engine` and write its log (for the command and a
-    batch: `log_extra()` is called once the suite has run, just before the log is written)."""
+    batch: `log_extra()` is called once the suite has run, before its usage goes into the log)."""
     from legion_llm.cli.render import plain, rich_print, table
     from legion_llm.evals.distill import run_distill_eval
     from legion_llm.evals.learnings import run_learnings_eval
@@ -77,6 +77,7 @@ def suite_result(
 
     runner = {"distill": run_distill_eval, "learnings": run_learnings_eval}[suite]
     run: Any = runner(engine, fixtures)
+    extra = log_extra() if log_extra and write_log else {}  # before the usage is read
     prompt = {"distill": "distill-patterns", "learnings": "extract-learnings"}[suite]
     data = {
         **run.as_dict(),
@@ -86,7 +87,7 @@ def suite_result(
     }
     if not write_log:
         return CommandResult(f"eval {suite}", data)
-    data.update(log_extra() if log_extra else {})
+    data.update(extra)
     path = write_eval_log(c, suite, engine.name, out, data)
     data["log"] = str(path)
 

@@ -94,12 +94,13 @@ class CaseStats:
 
     from_batch: int = 0
     direct: int = 0
+    unused: int = 0  # succeeded in the batch but never asked for again: billed all the same
     batch_cost_usd: float = 0.0
     direct_cost_usd: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"from_batch": self.from_batch, "direct": self.direct,
+        return {"from_batch": self.from_batch, "direct": self.direct, "unused": self.unused,
                 "batch_cost_usd": round(self.batch_cost_usd, 6),
                 "direct_cost_usd": round(self.direct_cost_usd, 6), "notes": list(self.notes)}  # fmt: skip
 
@@ -112,6 +113,7 @@ class BatchLedger:
     journal: dict[str, dict[str, Any]] = field(default_factory=dict)  # slot key -> direct message
     planned: list[PlannedRequest] = field(default_factory=list)
     stats: dict[str, CaseStats] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)  # custom ids answered from the batch
     case: str = "run"
     _prefix: str = "request"
     _seen: dict[tuple[str, str], int] = field(default_factory=dict)

@@ -203,6 +203,8 @@ def test_a_phase_changed_since_submission_is_stale_and_not_written(world: World)
     rows = {row["case"]: row for row in result.json["data"]["outcomes"]}
     assert rows["3"]["status"] == "stale"
     assert "originals changed since the batch was submitted" in rows["3"]["reason"]
+    assert rows["3"]["batch"]["unused"] == 1  # its answer was billed all the same
+    assert rows["3"]["usage"]["estimated_cost_usd"] > 0
     assert set(world.compacted()) == {"02-invoice-lifecycle"}
     assert not any("Phase 3:" in json.dumps(c.body) for c in world.direct_calls())
 

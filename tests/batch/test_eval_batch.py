@@ -57,17 +57,19 @@ def test_eval_batch_logs_the_batch_and_its_discounted_cost(
     assert batch["id"] == batch_id and batch["price_factor"] == 0.5
     assert batch["from_batch"] >= least_from_batch
     direct = api.calls("/v1/messages")  # requests built from earlier answers (the second pass)
-    assert batch["direct"] == len(direct) and log["usage"]["calls"] == batch["from_batch"] + len(
-        direct
-    )
+    assert batch["direct"] == len(direct)
+    assert log["usage"]["calls"] == batch["from_batch"] + batch["unused"] + len(direct)
     assert log["usage"]["estimated_cost_usd"] == pytest.approx(
         batch["batch_cost_usd"] + batch["direct_cost_usd"], abs=2e-6
     )
     assert batch["direct_cost_usd"] == pytest.approx(
         sum(standard(r.usage) for r in direct), abs=1e-6
     )
+    # every answer the batch billed, used or not (its request changed after an earlier answer),
+    # at half the standard price
+    assert batch["from_batch"] + batch["unused"] == len(batches.items)
     every_item = sum(standard(item.usage) for item in batches.items)
-    assert 0 < batch["batch_cost_usd"] <= every_item / 2 + 1e-6  # at half the standard price
+    assert batch["batch_cost_usd"] == pytest.approx(every_item / 2, abs=2e-6)
     data = result.json["data"]
     assert data["outcomes"][0]["path"] == str(out) and data["batch_id"] == batch_id
 

@@ -231,10 +231,29 @@ class BatchEngine(ClaudeEngine):
             )
             return None
         cost = self._record(message, batch=True)
+        self.ledger.used.add(custom_id)
         stats = self.ledger.current()
         stats.from_batch += 1
         stats.batch_cost_usd += cost
         return message
+
+    def bill_unused(self, custom_ids: list[str]) -> None:
+        """The batch bills every request that succeeded, asked for again or not: record those
+        the replay never used (its request changed after an earlier answer) at the batch price."""
+        stats = self.ledger.current()
+        for custom_id in custom_ids:
+            result = self.ledger.results.get(custom_id)
+            if custom_id in self.ledger.used or result is None or result.kind != "succeeded":
+                continue
+            message = _as_message(result.message)
+            if message is None:
+                continue
+            self.ledger.used.add(custom_id)  # billed once, however often this is called
+            stats.unused += 1
+            stats.batch_cost_usd += self._record(message, batch=True)
+        if stats.unused:
+            self.ledger.note(f"{stats.unused} batch answer(s) unused (the request had changed "
+                             "after an earlier answer); billed at the batch price all the same")  # fmt: skip
 
     def _from_journal(self, slot: Slot) -> Message | None:
         entry = self.ledger.journal.get(slot.key)

@@ -210,19 +210,21 @@ def _collect_case(
     record: BatchRecord,
     root: Path,
 ) -> dict[str, Any]:
+    """One case's outcome with its usage: what it was billed, its unused batch answers included."""
     if entry.problem:
         return {"status": "not submitted", "reason": entry.problem}
+    ledger, meter = engines.batch.ledger, engines.batch.meter
+    ledger.begin(case.key, case.id_prefix)
+    before = meter.total.copy()
     stale = _stale(job, case, entry, engines_for, record)
     if stale:
-        return {"status": "stale", "reason": stale}
-    ledger = engines.batch.ledger
-    ledger.begin(case.key, case.id_prefix)
-    meter = engines.batch.meter
-    before = meter.total.copy()
-    try:
-        outcome = job.run(case, engines.pipeline, lambda: record.save(root))
-    except LegionError as exc:
-        outcome = {"status": "failed", "reason": exc.message}
+        outcome: dict[str, Any] = {"status": "stale", "reason": stale}
+    else:
+        try:
+            outcome = job.run(case, engines.pipeline, lambda: record.save(root))
+        except LegionError as exc:
+            outcome = {"status": "failed", "reason": exc.message}
+    engines.batch.bill_unused(entry.custom_ids)
     usage = meter.total.minus(before)
     return {**outcome, "usage": _usage_dict(usage), "batch": ledger.current().as_dict()}
 
