@@ -123,6 +123,19 @@ def submit_result(c: Common, job: BatchJob, choice: EngineChoice) -> CommandResu
     return CommandResult("batch submit", data, "\n".join(lines))
 
 
+def submit_then_wait(
+    c: Common, job: BatchJob, choice: EngineChoice, options: BatchOptions
+) -> CommandResult:
+    """Submit; with --wait, poll until the batch ends and collect it in the same command."""
+    submitted = submit_result(c, job, choice)
+    if not options.wait:
+        return submitted
+    collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,
+                               timeout=options.timeout, max_cost=choice.max_cost)  # fmt: skip
+    collected.data = {"submitted": submitted.data, **collected.data}
+    return collected
+
+
 def _noun(record: BatchRecord) -> str:
     return "phase(s)" if record.kind == "compact" else "eval run(s)"
 

@@ -106,19 +106,13 @@ def eval_batch_result(
     max_cost: float | None,
     price: str | None = None,
 ) -> CommandResult:
-    from legion_llm.cli.batch import EngineChoice, collect_result, submit_result
+    from legion_llm.cli.batch import EngineChoice, submit_then_wait
     from legion_llm.errors import UsageError
 
     if options.wait and not options.batch:
         raise UsageError("--wait goes with --batch")
     job = EvalJob(c, suite, fixtures, out)
-    submitted = submit_result(c, job, EngineChoice(model, max_cost, engine, price))
-    if not options.wait:
-        return submitted
-    collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,
-                               timeout=options.timeout, max_cost=max_cost)  # fmt: skip
-    collected.data = {"submitted": submitted.data, **collected.data}
-    return collected
+    return submit_then_wait(c, job, EngineChoice(model, max_cost, engine, price), options)
 
 
 def eval_job(c: Common, record: BatchRecord) -> EvalJob:

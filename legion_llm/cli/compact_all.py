@@ -28,7 +28,7 @@ def compact_all_result(
     price: str | None = None,
     force: bool = False,
 ) -> CommandResult:
-    from legion_llm.cli.batch import EngineChoice, collect_result, submit_result
+    from legion_llm.cli.batch import EngineChoice, submit_then_wait
     from legion_llm.pipeline.batch.compact import CompactAllJob
 
     job = CompactAllJob.pending(c.root, c.today)
@@ -40,13 +40,7 @@ def compact_all_result(
         from legion_llm.cli.llm import open_session
 
         return direct_result(c, job, open_session(c, engine, model, max_cost, price=price))
-    submitted = submit_result(c, job, EngineChoice(model, max_cost, engine, price))
-    if not options.wait:
-        return submitted
-    collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,
-                               timeout=options.timeout, max_cost=max_cost)  # fmt: skip
-    collected.data = {"submitted": submitted.data, **collected.data}
-    return collected
+    return submit_then_wait(c, job, EngineChoice(model, max_cost, engine, price), options)
 
 
 def direct_result(c: Common, job: Any, session: LLMSession) -> CommandResult:

@@ -16,7 +16,6 @@ anthropic and tenacity are imported inside the functions that use them.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -34,7 +33,7 @@ from legion_llm.llm.batch import (
 )
 from legion_llm.llm.budget import UsageMeter, call_usage, check_fits
 from legion_llm.llm.claude_api.client import ClaudeEngine
-from legion_llm.llm.claude_api.http import is_retryable, retry_after_seconds
+from legion_llm.llm.claude_api.http import is_retryable
 from legion_llm.llm.config import LLMConfig, find_credential
 from legion_llm.llm.engine import (
     Answer,
@@ -52,7 +51,6 @@ from legion_llm.memory.redact import Redactor
 if TYPE_CHECKING:
     import anthropic
     from anthropic.types import Message
-    from tenacity import RetryCallState
 
 T = TypeVar("T")
 A = TypeVar("A", bound=BaseModel)
@@ -144,8 +142,9 @@ class BatchAPI:
         from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
         client = self.http.client().with_options(timeout=self.config.timeout_s)
+        # the direct path's policy: its retryable errors, its backoff and retry-after handling
         retrying = Retrying(retry=retry_if_exception(is_retryable),
-                            stop=stop_after_attempt(self.config.max_attempts), wait=self._wait,
+                            stop=stop_after_attempt(self.config.max_attempts), wait=self.http._wait,
                             sleep=self.http._sleep, reraise=True)  # fmt: skip
         try:
             return retrying(call, client)
@@ -161,13 +160,6 @@ class BatchAPI:
             raise LLMUnavailableError(
                 f"Message Batches API {what} at {host} failed: {first}"
             ) from exc
-
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        asked = retry_after_seconds(exc)
-        if asked is None:
-            asked = min(0.5 * 2 ** (state.attempt_number - 1), 8.0) * random.uniform(0.75, 1.0)
-        return max(0.0, min(asked, self.config.max_retry_sleep_s))
 
 
 class BatchEngine(ClaudeEngine):
