@@ -248,6 +248,18 @@ def test_max_cost_refuses_the_whole_batch_before_submitting(world: World) -> Non
     assert world.batches.creates() == [] and record_files(world.root) == []
 
 
+def test_a_batch_past_the_api_s_limits_is_refused_before_sending(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import legion_llm.pipeline.batch.run as run
+
+    monkeypatch.setattr(run, "MAX_REQUESTS", 1)
+    result = world.cli("compact", "--all", "--batch")
+
+    assert result.exit_code == 1 and "at most 1 requests or 256 MB" in result.stderr
+    assert world.batches.creates() == [] and record_files(world.root) == []
+
+
 def test_a_cap_the_batch_fits_under_is_accepted(world: World) -> None:
     result = world.cli("compact", "--all", "--batch", "--max-cost", "5", "--json")
     assert result.exit_code == 0 and result.json["data"]["estimated_cost_usd"] <= 5

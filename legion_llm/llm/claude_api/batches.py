@@ -33,7 +33,7 @@ from legion_llm.llm.batch import (
 )
 from legion_llm.llm.budget import UsageMeter, call_usage, check_fits
 from legion_llm.llm.claude_api.client import ClaudeEngine
-from legion_llm.llm.claude_api.http import is_retryable
+from legion_llm.llm.claude_api.http import describe_failure, is_retryable
 from legion_llm.llm.config import LLMConfig, find_credential
 from legion_llm.llm.engine import (
     Answer,
@@ -46,6 +46,7 @@ from legion_llm.llm.engine import (
 )
 from legion_llm.llm.errors import LLMUnavailableError, NoApiKeyError, StructuredOutputError
 from legion_llm.llm.offline import OfflineRegistry
+from legion_llm.llm.scrub import scrub
 from legion_llm.memory.redact import Redactor
 
 if TYPE_CHECKING:
@@ -139,6 +140,7 @@ class BatchAPI:
 
     def _call(self, what: str, call: Callable[[anthropic.Anthropic], T]) -> T:
         import anthropic
+        import httpx2
         from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
         client = self.http.client().with_options(timeout=self.config.timeout_s)
@@ -148,18 +150,14 @@ class BatchAPI:
                             sleep=self.http._sleep, reraise=True)  # fmt: skip
         try:
             return retrying(call, client)
-        except anthropic.APIStatusError as exc:
-            detail = exc.api_message or exc.type or "no error body"
+        except (anthropic.APIError, httpx2.HTTPError) as exc:
+            text, status = describe_failure(exc, self.config.effective_base_url)
             raise LLMUnavailableError(
-                f"Message Batches API {what} returned HTTP {exc.status_code} ({detail})",
-                status=exc.status_code,
+                scrub(f"Message Batches {what}: {text}"), status=status
             ) from exc
-        except anthropic.AnthropicError as exc:
-            host = self.config.effective_base_url
+        except anthropic.AnthropicError as exc:  # e.g. results asked for before the end
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise LLMUnavailableError(
-                f"Message Batches API {what} at {host} failed: {first}"
-            ) from exc
+            raise LLMUnavailableError(scrub(f"Message Batches {what}: {first}")) from exc
 
 
 class BatchEngine(ClaudeEngine):

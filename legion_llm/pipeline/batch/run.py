@@ -18,6 +18,7 @@ A job says which cases it has and how one runs (`BatchJob`); this module knows n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from legion_llm.llm.pricing import ModelInfo
 
 EnginesFor = Callable[[BatchLedger], "BatchEngines"]
+MAX_REQUESTS = 100_000  # the Message Batches API's limits for one batch
+MAX_BYTES = 256 * 1024 * 1024
 Checkpoint = Callable[[], None]
 
 
@@ -114,6 +117,7 @@ def submit_job(
         problems = "; ".join(f"{e.label}: {e.problem}" for e in entries.values() if e.problem)
         raise InputError("nothing to submit: no case needs a model call" + (f" ({problems})" if problems else ""),
                          data={"cases": {k: e.problem for k, e in entries.items()}})  # fmt: skip
+    _check_size(ledger.requests())
     cost = planned_cost(ledger.planned, engines.batch.info)
     if max_cost is not None and cost > max_cost:
         raise BudgetExceededError(
@@ -129,6 +133,17 @@ def submit_job(
     with locked(batches_dir(root), root=root):
         record.save(root)
     return record
+
+
+def _check_size(requests: list[dict[str, Any]]) -> None:
+    """One batch holds at most 100,000 requests or 256 MB: refuse a larger one before sending."""
+    size = len(json.dumps({"requests": requests}, ensure_ascii=False).encode("utf-8"))
+    if len(requests) > MAX_REQUESTS or size > MAX_BYTES:
+        raise InputError(
+            f"not submitted: the batch would hold {len(requests):,} requests ({size / 2**20:.1f} MB); "
+            f"one Message Batch takes at most {MAX_REQUESTS:,} requests or "
+            f"{MAX_BYTES // 2**20} MB (compact fewer phases at a time)"
+        )
 
 
 # ---------------------------------------------------------------- collect
