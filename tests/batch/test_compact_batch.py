@@ -192,6 +192,17 @@ def test_direct_calls_failing_do_not_stop_the_batch_answers(make_world: MakeWorl
     assert all((world.root / r["path"]).is_file() for r in rows.values())
 
 
+def test_a_results_file_with_no_result_line_collects_nothing(world: World) -> None:
+    world.batches.results_page = b"<html><body>502 Bad Gateway</body></html>"
+    batch_id = submitted(world)
+
+    result = world.cli("batch", "collect", batch_id)
+
+    assert result.exit_code == 4 and "hold no result line (2 expected)" in result.stderr
+    assert world.compacted() == {} and world.direct_calls() == []
+    assert world.record(batch_id).results is None  # the next collect downloads them again
+
+
 def test_a_phase_changed_since_submission_is_stale_and_not_written(world: World) -> None:
     batch_id = submitted(world)
     summary = next((world.root / ".planning/phases/03-billing-exports").glob("*03-02-SUMMARY.md"))

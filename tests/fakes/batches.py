@@ -20,7 +20,8 @@ request's `params`), the body is billed with the same prompt cache, and the mess
 `service_tier: "batch"`. `outcome[custom_id]` overrides one request: "errored" (or
 `("errored", type, message)`), "expired", "canceled", "missing" (no line at all: a careless
 stand-in), "malformed" (a succeeded line whose message is not a Message), or a Reply.
-`items` records every processed request with what it was billed (`total_usage()` sums them).
+`items` records every processed request with what it was billed (`total_usage()` sums them);
+`results_page` (bytes) answers the results file with that instead, as a broken proxy would.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class FakeBatches:
     order: str = "shuffle"
     seed: int = 16
     outcome: dict[str, Any] = field(default_factory=dict)
+    results_page: bytes | None = None  # answer the results file with this (a proxy's page)
     batches: dict[str, FakeBatch] = field(default_factory=dict)
     items: list[BatchItem] = field(default_factory=list)
     results_downloads: int = 0
@@ -156,6 +158,8 @@ class FakeBatches:
         elif self.order == "shuffle":
             random.Random(self.seed).shuffle(lines)
         self.results_downloads += 1
+        if self.results_page is not None:
+            return Response(200, self.results_page, content_type="text/html")
         body = "".join(
             json.dumps({"custom_id": i.custom_id, "result": i.result}) + "\n" for i in lines
         )

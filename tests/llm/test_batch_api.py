@@ -115,3 +115,17 @@ def test_a_batch_answer_is_billed_at_the_batch_price(fake_time: FakeTime) -> Non
         estimate_cost(info, **usage) * info.batch_factor
     )
     assert ledger.current().from_batch == 1 and ledger.used == {"phase-3-chunk-1"}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [httpx.Response(200, text="<html>gateway</html>", headers={"content-type": "text/html"}),
+     httpx.Response(200, json={"hello": "proxy"}),
+     httpx.Response(200, text="{not json", headers={"content-type": "application/json"})],
+)  # fmt: skip
+def test_a_broken_proxy_is_one_line_not_a_crash(
+    api: respx.MockRouter, fake_time: FakeTime, reply: httpx.Response
+) -> None:
+    api.get(f"{BATCHES}/msgbatch_01").mock(return_value=reply)
+    with pytest.raises(LLMUnavailableError, match="proxy or gateway"):
+        engines(fake_time).api.retrieve("msgbatch_01")

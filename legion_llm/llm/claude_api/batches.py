@@ -1,6 +1,6 @@
 """Anthropic's Message Batches API through the SDK: create, retrieve, results, and the batch engine.
 
-- `BatchAPI` wraps `client.messages.batches.create / retrieve / cancel` and reads the results
+- `BatchAPI` wraps `client.messages.batches.create / retrieve` and reads the results
   file (JSON Lines from `results_url`, through `with_raw_response`, so a malformed line is one
   bad result, not a crash) under the same single retry layer as a direct call: the SDK client
   has `max_retries=0`; 408/409/429/5xx and connection errors are retried with backoff (or the
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 A = TypeVar("A", bound=BaseModel)
+STATUSES = ("in_progress", "canceling", "ended")
 
 
 def check_batch_id(batch_id: str) -> str:
@@ -112,9 +113,6 @@ class BatchAPI:
     def retrieve(self, batch_id: str) -> BatchStatus:
         return self._status(self._call("retrieve", lambda c: c.messages.batches.retrieve(batch_id)))
 
-    def cancel(self, batch_id: str) -> BatchStatus:
-        return self._status(self._call("cancel", lambda c: c.messages.batches.cancel(batch_id)))
-
     def results(self, batch_id: str) -> dict[str, StoredResult]:
         """Every result line by custom id (any order; a line that is not JSON is skipped)."""
         raw = self._call(
@@ -129,14 +127,25 @@ class BatchAPI:
         return results_from_lines(line for line in lines if isinstance(line, dict))
 
     def _status(self, batch: Any) -> BatchStatus:
-        counts = batch.request_counts
-        return BatchStatus(
-            check_batch_id(str(batch.id)),
-            str(batch.processing_status),
-            {k: int(getattr(counts, k, 0) or 0) for k in
-             ("processing", "succeeded", "errored", "canceled", "expired")},
-            _iso(batch.created_at), _iso(batch.ended_at), _iso(batch.expires_at),
-        )  # fmt: skip
+        """The SDK's MessageBatch as a BatchStatus; a body that is not one (a proxy's page, other
+        JSON) is LLMUnavailableError, not a crash further on."""
+        try:
+            if batch.type != "message_batch" or batch.processing_status not in STATUSES:
+                raise ValueError(batch)
+            counts = batch.request_counts
+            return BatchStatus(
+                check_batch_id(str(batch.id)),
+                str(batch.processing_status),
+                {k: int(getattr(counts, k, 0) or 0) for k in
+                 ("processing", "succeeded", "errored", "canceled", "expired")},
+                _iso(batch.created_at), _iso(batch.ended_at), _iso(batch.expires_at),
+            )  # fmt: skip
+        except (AttributeError, TypeError, ValueError):
+            shown = " ".join(str(batch).split())[:160]
+            raise LLMUnavailableError(
+                f"the Message Batches API answered with something that is not a batch ({shown}); "
+                "is a proxy or gateway in the way?"
+            ) from None
 
     def _call(self, what: str, call: Callable[[anthropic.Anthropic], T]) -> T:
         import anthropic
@@ -154,6 +163,10 @@ class BatchAPI:
             text, status = describe_failure(exc, self.config.effective_base_url)
             raise LLMUnavailableError(
                 scrub(f"Message Batches {what}: {text}"), status=status
+            ) from exc
+        except ValueError as exc:  # a 200 labelled JSON whose body is not
+            raise LLMUnavailableError(
+                f"Message Batches {what}: the answer is not JSON; is a proxy or gateway in the way?"
             ) from exc
         except anthropic.AnthropicError as exc:  # e.g. results asked for before the end
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

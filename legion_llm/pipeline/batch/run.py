@@ -29,7 +29,7 @@ from legion_llm.errors import InputError, LegionError
 from legion_llm.llm.batch import BatchLedger, PlannedRequest
 from legion_llm.llm.budget import Usage
 from legion_llm.llm.engine import Engine
-from legion_llm.llm.errors import BudgetExceededError
+from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError
 from legion_llm.memory.files import locked
 from legion_llm.pipeline.batch.record import BatchRecord, CaseEntry, batches_dir
 
@@ -197,6 +197,11 @@ def collect_job(
             return report
         if record.results is None:
             results = engines.api.results(record.id)
+            if not results and status.total:
+                raise LLMUnavailableError(
+                    f"the results of batch {record.id} hold no result line ({status.total} "
+                    "expected); nothing collected: is a proxy or gateway in the way?"
+                )
             record.results = {k: v.as_dict() for k, v in results.items()}
             record.save(root)
         replay.results, replay.index = record.stored_results(), dict(record.index)
