@@ -75,8 +75,10 @@ def batch_engines_for(
         raise UsageError(
             f"--batch sends through Anthropic's Message Batches API; --engine {engine} cannot"
         )
-    config, _ = resolve_config(c, "anthropic", model, max_cost, price)
+    config, warnings = resolve_config(c, "anthropic", model, max_cost, price)
     notices, redactor = Notices(stderr_line), project_redactor(c.root)
+    for warning in warnings:  # a bad settings.json value: said once, the default used
+        notices.add(warning)
 
     def make(ledger: BatchLedger) -> BatchEngines:
         return batch_engines(config, ledger, notices=notices, redactor=redactor,
