@@ -93,7 +93,7 @@ def main() -> None:
         show([str(CLI), "compact", "3", "--engine", "claude-code", "--root", str(project["root"]),
               "--today", DAY.isoformat()], env)  # fmt: skip
         project["root"] = folder / "demo-run"
-        show([str(CLI), "demo", "--root", str(project["root"])], env)
+        show([str(CLI), "demo", "--engine", "claude-code", "--root", str(project["root"])], env)
         print(f"{len(api.calls())} requests reached the loopback fake; totals {api.total_usage()}")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.exceptions import TyperException
@@ -49,13 +49,26 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
 }
 
 
-def demo(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
+def demo(
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="offline (the default, also without --engine unless LEGION_LLM_ENGINE is set), "
+            "auto, anthropic, claude-code.",
+        ),
+    ] = None,
+) -> None:
     """Run the whole flow on a copy of the bundled demo project: in a new temporary folder, or in
     --root DIR (new or empty). --today: the demo's "today" (default 2026-06-15, the day its
-    history is dated around). --json: the walkthrough on stderr, one object on stdout."""
+    history is dated around). --json: the walkthrough on stderr, one object on stdout. Offline
+    unless an engine is asked for, so it never spends a key or a subscription by surprise."""
     from legion_llm.cli.demo import run_demo
 
-    run_demo(root, today, json_)
+    run_demo(root, today, json_, engine)
 
 
 def build_app(only: str | None = None) -> typer.Typer:

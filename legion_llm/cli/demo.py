@@ -2,10 +2,10 @@
 
 Store the outcomes of a finished build, recall and brief, compact a completed phase and verify it,
 distil patterns, match a new error to a known fix, extract and load mission learnings, prune. The
-LLM steps use Claude when a key is set, else the user's logged-in Claude Code, else the offline
-engine (the usual engine resolution: LEGION_LLM_ENGINE=offline forces the offline engine). Each
-step calls the same function as its command, so what the demo prints is what `legion-llm ...
---json` returns.
+LLM steps use the offline engine unless `--engine` (or LEGION_LLM_ENGINE) asks for another:
+`--engine auto` takes Claude when a key is set, else the user's logged-in Claude Code. Each step
+calls the same function as its command, so what the demo prints is what `legion-llm ... --json`
+returns.
 
 `--root DIR` makes the copy in DIR (new or empty) instead of a new temporary folder; `--today`
 replaces the day the bundled history is dated around; with `--json` the walkthrough goes to
@@ -15,6 +15,7 @@ stderr and stdout holds one object: {root, today, engine, files, usage}.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sys
 import tempfile
@@ -242,11 +243,18 @@ def _files(root: Path) -> list[Path]:
     return [*memory, *compacted, root / learnings.MEMORY]
 
 
-def run_demo(root: Path | None = None, today: str | None = None, as_json: bool = False) -> None:
-    """The walkthrough on stdout; with `as_json` on stderr, and one envelope on stdout."""
+def run_demo(
+    root: Path | None = None,
+    today: str | None = None,
+    as_json: bool = False,
+    engine: str | None = None,
+) -> None:
+    """The walkthrough on stdout; with `as_json` on stderr, and one envelope on stdout. Offline
+    unless `engine` or LEGION_LLM_ENGINE names another."""
     day = DEMO_TODAY if today is None else parse_today(today)
     target = _copy_project(root)
-    demo = Demo(target, open_session(Common(target, day, as_json)), day)
+    chosen = engine or os.environ.get("LEGION_LLM_ENGINE", "").strip() or "offline"
+    demo = Demo(target, open_session(Common(target, day, as_json), chosen), day)
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         _walkthrough(demo)
     data = {"root": str(target), "today": day.isoformat(), "engine": demo.session.engine.name,

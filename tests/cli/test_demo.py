@@ -78,3 +78,25 @@ def test_demo_runs_every_step_offline_on_a_copy(tmp_path: Path) -> None:
     assert archived and not archived & stored and "Pruned" in out
     assert f"{memory}/OUTCOMES.md" in out and str(compacted) in out
     assert "LLM steps: 3 offline calls" in out
+
+
+def test_the_demo_is_offline_by_default_even_with_a_login_or_a_key(tmp_path: Path) -> None:
+    """`python3 dev.py demo` must never spend a key or a subscription by surprise: with a
+    logged-in `claude` on PATH, or an API key set, it answers every LLM step offline and asks
+    neither (the CLI is not even probed; Claude is never tried, so no fallback notice)."""
+    from tests.llm.claude_stub import StubClaude
+
+    stub = StubClaude(tmp_path / "bin")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEGION_"))}
+    key = {"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    script = Path(sys.executable).with_name("legion-llm")
+    for extra in ({"PATH": stub.on_path()}, key):
+        env = base | {"TMPDIR": str(tmp_path)} | extra
+        done = subprocess.run(
+            [script, "demo", "--json"], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        data = __import__("json").loads(done.stdout)["data"]
+        assert data["engine"] == "offline" and data["usage"]["calls"] == 0
+        assert "unavailable" not in done.stderr and "claude-code" not in done.stderr
+    assert stub.calls() == []  # the logged-in CLI was never run, not even `auth status`
