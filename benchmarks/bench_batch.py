@@ -17,6 +17,8 @@ Two jobs, each run twice on fresh copies and a fresh fake (a cold cache both tim
 - `eval distill`: 31 outcome histories, each answered with an empty proposal (valid, so no
   re-ask); the suite distils each history twice, and the second pass reads what the first
   wrote, so those requests are built from earlier answers and go direct in the batch run.
+- `eval errors`: every split; each query whose close candidates need a judge makes one call
+  (answered "none of them"), and no query reads another's answer.
 
 Direct: `--engine anthropic`, one call after another. Batch: `--batch --wait --poll-interval 0`.
 """
@@ -48,6 +50,7 @@ CLI = Path(sys.executable).with_name("legion-llm")
 TODAY = "2026-11-30"
 PHASES = ("legion-spec-billing-exports", "paths-zoo", "ten-plan-phase", "decimal-phase",
           "very-large-phase")  # fmt: skip
+JOBS = ("compact", "distill", "errors")
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
               "cache_creation_input_tokens")  # fmt: skip
 
@@ -77,12 +80,16 @@ def phase_responder(root: Path) -> Callable[[RecordedRequest], Reply | None]:
 
 
 def empty_proposal(request: RecordedRequest) -> Reply | None:
+    """A valid answer with nothing in it: no pattern to distil, no candidate the same cause."""
     body = request.body if isinstance(request.body, dict) else {}
     schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
     if schema is None and body.get("tools"):
         schema = body["tools"][0]["input_schema"]
-    if "patterns" in ((schema or {}).get("properties") or {}):
+    properties = (schema or {}).get("properties") or {}
+    if "patterns" in properties:
         return Reply.answer({"patterns": []})
+    if "verdicts" in properties:
+        return Reply.answer({"verdicts": [], "match": 0})
     return None
 
 
@@ -102,7 +109,7 @@ def measure(job: str, mode: str, model: str) -> dict[str, Any]:
         else:
             root = Path(tmp) / "project"
             (root / ".planning").mkdir(parents=True)
-            responder, argv = empty_proposal, ["eval", "distill"]
+            responder, argv = empty_proposal, ["eval", job]
         argv += (
             ["--batch", "--wait", "--poll-interval", "0"]
             if mode == "batch"
@@ -133,8 +140,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=DEFAULT_MODEL)
     args = parser.parse_args()
-    rows = [measure(job, mode, args.model) for job in ("compact", "distill")
-            for mode in ("direct", "batch")]  # fmt: skip
+    rows = [measure(job, mode, args.model) for job in JOBS for mode in ("direct", "batch")]
     header = (f"{'job':<9}{'mode':<8}{'batch req':>10}{'direct':>8}{'input':>9}{'cache rd':>10}"
               f"{'cache wr':>10}{'output':>8}{'billed $':>11}{'reported $':>12}")  # fmt: skip
     print(f"model {args.model}; tokens and dollars as the fake billed them\n{header}")
@@ -142,7 +148,7 @@ def main() -> None:
         print(f"{r['job']:<9}{r['mode']:<8}{r['batch_requests']:>10}{r['direct_calls']:>8}"
               f"{r['input']:>9}{r['cache_read']:>10}{r['cache_write']:>10}{r['output']:>8}"
               f"{r['billed_usd']:>11.5f}{r['reported_usd']:>12.5f}")  # fmt: skip
-    for job in ("compact", "distill"):
+    for job in JOBS:
         direct, batch = (next(r for r in rows if r["job"] == job and r["mode"] == m)
                          for m in ("direct", "batch"))  # fmt: skip
         share = batch["billed_usd"] / direct["billed_usd"] if direct["billed_usd"] else 0.0

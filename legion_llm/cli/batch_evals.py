@@ -1,4 +1,4 @@
-"""`legion-llm eval compaction|distill|learnings --batch [--wait]`: an eval run as ONE batch.
+"""`legion-llm eval compaction|errors|distill|learnings --batch [--wait]`: an eval run as ONE batch.
 
 The suite runs twice, unchanged: once to plan (every request recorded, answered offline for now,
 no log written), once after the batch has ended to score it (batch answers at the batch price,
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from legion_llm.pipeline.batch.record import BatchRecord
     from legion_llm.pipeline.batch.run import Checkpoint, JobCase
 
-SUITES = ("compaction", "distill", "learnings")
+SUITES = ("compaction", "distill", "learnings", "errors")
 CASE = "eval"
 
 
@@ -33,6 +33,10 @@ def suite_result(
         from legion_llm.cli.eval import compaction_result
 
         return compaction_result(c, engine, fixtures, out, **kwargs)
+    if suite == "errors":
+        from legion_llm.cli.eval_errors import errors_result
+
+        return errors_result(c, engine, fixtures, out, **kwargs)
     from legion_llm.cli import learn_eval
 
     return learn_eval.suite_result(suite, c, engine, fixtures, out, **kwargs)
@@ -47,6 +51,7 @@ class EvalJob:
     fixtures: Path | None
     out: Path | None
     batch_id: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)  # the suite's own (errors: splits)
     last: CommandResult | None = field(default=None, repr=False)
 
     @property
@@ -64,11 +69,12 @@ class EvalJob:
     def options(self) -> dict[str, Any]:
         return {"suite": self.suite, "today": self.c.today.isoformat(),
                 "fixtures": str(self.fixtures) if self.fixtures else None,
-                "out": str(self.out) if self.out else None}  # fmt: skip
+                "out": str(self.out) if self.out else None, "arguments": self.arguments}  # fmt: skip
 
     def run(self, case: JobCase, engine: Engine, checkpoint: Checkpoint | None) -> dict[str, Any]:
         if checkpoint is None:
-            suite_result(self.suite, self.c, engine, self.fixtures, None, write_log=False)
+            suite_result(self.suite, self.c, engine, self.fixtures, None, write_log=False,
+                         **self.arguments)  # fmt: skip
             return {}
 
         def batch_info() -> dict[str, Any]:
@@ -77,7 +83,7 @@ class EvalJob:
             return info
 
         result = suite_result(self.suite, self.c, engine, self.fixtures, self.out,
-                              log_extra=batch_info)  # fmt: skip
+                              log_extra=batch_info, **self.arguments)  # fmt: skip
         self.last = result
         passed = result.exit_code == 0
         return {"status": "gates pass" if passed else "gates failed", "passed": passed,
@@ -105,13 +111,16 @@ def eval_batch_result(
     model: str | None,
     max_cost: float | None,
     price: str | None = None,
+    **arguments: Any,
 ) -> CommandResult:
+    """Submit the suite as one batch (with --wait: and collect it); `arguments` are the suite's
+    own options (eval errors: `splits`), kept in the record for the collect."""
     from legion_llm.cli.batch import EngineChoice, submit_then_wait
     from legion_llm.errors import UsageError
 
     if options.wait and not options.batch:
         raise UsageError("--wait goes with --batch")
-    job = EvalJob(c, suite, fixtures, out)
+    job = EvalJob(c, suite, fixtures, out, arguments=arguments)
     return submit_then_wait(c, job, EngineChoice(model, max_cost, engine, price), options)
 
 
@@ -121,4 +130,4 @@ def eval_job(c: Common, record: BatchRecord) -> EvalJob:
     when = Common(c.root, date.fromisoformat(options["today"]), c.as_json)
     fixtures, out = options.get("fixtures"), options.get("out")
     return EvalJob(when, str(options["suite"]), Path(fixtures) if fixtures else None,
-                   Path(out) if out else None, record.id)  # fmt: skip
+                   Path(out) if out else None, record.id, dict(options.get("arguments") or {}))  # fmt: skip

@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from legion_llm.cli.common import CommandResult, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.cli.batch import (
+    DEFAULT_INTERVAL,
+    DEFAULT_TIMEOUT,
+    BatchOpt,
+    BatchOptions,
+    IntervalOpt,
+    TimeoutOpt,
+    WaitOpt,
+)
+from legion_llm.cli.batch_evals import eval_batch_result
+from legion_llm.cli.common import (
+    CommandResult,
+    Common,
+    JsonOpt,
+    RootOpt,
+    TodayOpt,
+    common,
+    finish,
+)
 from legion_llm.cli.eval_log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import table
+
+if TYPE_CHECKING:
+    from legion_llm.llm.engine import Engine
 
 # (label, field, format)
 METRICS = [
@@ -46,6 +68,10 @@ def errors_eval_cmd(
         Path | None, typer.Option("--fixtures", help="Another labelled set (test gates).")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the JSON log here.")] = None,
+    batch: BatchOpt = False,
+    wait: WaitOpt = False,
+    poll_interval: IntervalOpt = DEFAULT_INTERVAL,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -53,28 +79,53 @@ def errors_eval_cmd(
     """fix@1, pairwise precision/recall, hard negatives and exact collisions of the error
     matcher on each split; exit 1 on a failed gate. With an engine, one call per query judges
     the candidates above the floor (the offline rule otherwise)."""
+    c = common(root, today, json_)  # no date enters the matcher; --today is only checked
+    check_out(c, out)
+    if batch or wait:
+        options = BatchOptions(batch, wait, poll_interval, timeout)
+        finish(eval_batch_result(c, "errors", fixtures, out, options, engine=engine, model=model,
+                                 max_cost=max_cost, price=price, splits=split or None), c)  # fmt: skip
+        return
+    session = open_session(c, engine, model, max_cost, price=price)
+    finish(errors_result(c, session.engine, fixtures, out, splits=split or None,
+                         warnings=session.warnings), c)  # fmt: skip
+
+
+def errors_result(
+    c: Common,
+    engine: Engine,
+    fixtures: Path | None,
+    out: Path | None,
+    *,
+    splits: list[str] | None = None,
+    log_extra: Callable[[], dict[str, Any]] | None = None,
+    write_log: bool = True,
+    warnings: Sequence[str] = (),
+) -> CommandResult:
+    """Run the errors eval with `engine` (one judge call per query) and write its log (for the
+    command and a batch: `log_extra()` is called once the suite has run, before its usage goes
+    into the log)."""
     from legion_llm.evals.errors import run_errors_eval
     from legion_llm.memory.gitinfo import head_commit
     from legion_llm.pipeline.errmatch import PROMPT, judge_verdicts
 
-    c = common(root, today, json_)  # no date enters the matcher; --today is only checked
-    check_out(c, out)
-    session = open_session(c, engine, model, max_cost, price=price)
     result = run_errors_eval(
-        fixtures,
-        lambda text, matches: judge_verdicts(session.engine, text, matches),
-        splits=split or None,
+        fixtures, lambda text, matches: judge_verdicts(engine, text, matches), splits=splits
     )
+    extra = log_extra() if log_extra and write_log else {}
     data: dict[str, Any] = {
         **result.as_dict(),
-        "engine": session.engine.name,
-        "model": session.engine.model,
+        "engine": engine.name,
+        "model": engine.model,
         "prompt": PROMPT,
         "prompt_sha256": _prompt_hash(PROMPT),
         "git_commit": head_commit(c.root),
-        "usage": session.usage(),
+        "usage": engine.meter.as_dict(engine.name),
+        **extra,
     }
-    data["log"] = str(write_eval_log(c, "errors", session.engine.name, out, data))
+    if not write_log:
+        return CommandResult("eval errors", data)
+    data["log"] = str(write_eval_log(c, "errors", engine.name, out, data))
 
     def human() -> None:
         splits = result.splits
@@ -88,7 +139,7 @@ def errors_eval_cmd(
                   "hard negatives", "false fix"], eco)  # fmt: skip
 
     code = 0 if result.passed else 1
-    finish(CommandResult("eval errors", data, human, session.warnings + result.failures, code), c)
+    return CommandResult("eval errors", data, human, [*warnings, *result.failures], code)
 
 
 def _cell(split: Any, label: str, name: str | None, fmt: str) -> str:

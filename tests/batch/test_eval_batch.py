@@ -22,9 +22,12 @@ def empty_proposal(request: RecordedRequest) -> Reply | None:
     schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
     if schema is None and body.get("tools"):
         schema = body["tools"][0]["input_schema"]
+    properties = (schema or {}).get("properties") or {}
     for key in ("patterns", "learnings"):
-        if key in ((schema or {}).get("properties") or {}):
+        if key in properties:
             return Reply.answer({key: []})
+    if "verdicts" in properties:  # the error judge: none of the candidates is the same cause
+        return Reply.answer({"verdicts": [], "match": 0})
     return None
 
 
@@ -85,6 +88,27 @@ def standard(usage: Any) -> float:
     return call_usage(
         model_info(DEFAULT_MODEL), **{k: int(usage[k]) for k in keys}
     ).estimated_cost_usd
+
+
+def test_eval_errors_batch_sends_every_judge_call_in_one_batch(
+    fake: Any, cli: Any, project: Path
+) -> None:
+    """Each query's single judge call reads nothing an earlier answer wrote: all of them come
+    from the batch, at half the price, and the split option survives into the collect."""
+    api, batches = fake
+    out = project / "errors.json"
+    result = cli("eval", "errors", "--batch", "--wait", "--poll-interval", "0", "--split",
+                 "original", "--out", out, "--root", project, "--today", TODAY, "--json")  # fmt: skip
+
+    assert result.exit_code in (0, 1), result.stderr
+    [create] = batches.creates()
+    log = json.loads(out.read_text())
+    assert list(log["splits"]) == ["original"]
+    assert log["batch"]["from_batch"] == len(create.body["requests"]) == len(batches.items) >= 5
+    assert log["batch"]["direct"] == 0 and log["batch"]["unused"] == 0
+    assert api.calls("/v1/messages") == []
+    every_item = sum(standard(item.usage) for item in batches.items)
+    assert log["usage"]["estimated_cost_usd"] == pytest.approx(every_item / 2, abs=2e-6)
 
 
 def test_eval_batch_submit_alone_prints_the_id_and_runs_nothing(
