@@ -174,9 +174,6 @@ class BatchLedger:
             return None
         return custom_id, self.results.get(custom_id, StoredResult("missing"))
 
-    def keys_for(self, case: str) -> list[str]:
-        return sorted(key for key in self.index if key.split("|", 1)[0] == case)
-
     def note(self, text: str) -> None:
         notes = self.stats.setdefault(self.case, CaseStats()).notes
         if text not in notes:

@@ -64,3 +64,23 @@ def test_a_killed_collect_resumes_and_pays_nothing_twice(world: World) -> None:
     assert not any("Phase 2:" in json.dumps(c.body) for c in new_calls)  # phase 2 not paid again
     assert world.batches.results_downloads == 1  # the results were kept, not fetched again
     assert world.record(batch_id).collected_at is not None
+
+
+def test_a_collect_that_waited_for_another_sees_its_work(world: World) -> None:
+    """Two collects at once: the second one read the record before the first took the lock;
+    once it has the lock it reads the record again, so it writes and pays for nothing."""
+    from legion_llm.cli.batch import job_for, record_choice
+    from legion_llm.cli.common import common
+    from legion_llm.pipeline.batch.run import collect_job
+
+    world.batches.outcome["phase-2-chunk-1"] = "expired"  # a direct call to pay for
+    batch_id = submitted(world)
+    stale = world.record(batch_id)  # read before the other collect ran
+    assert world.cli("batch", "collect", batch_id).exit_code == 0
+    calls, downloads = len(world.direct_calls()), world.batches.results_downloads
+    c = common(world.root, TODAY, True)
+
+    report = collect_job(job_for(c, stale), stale, record_choice(stale).engines_for(c), world.root)
+
+    assert report.collected_now == []
+    assert len(world.direct_calls()) == calls and world.batches.results_downloads == downloads

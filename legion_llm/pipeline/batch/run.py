@@ -31,7 +31,7 @@ from legion_llm.llm.budget import Usage
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError
 from legion_llm.memory.files import locked
-from legion_llm.pipeline.batch.record import BatchRecord, CaseEntry, batches_dir
+from legion_llm.pipeline.batch.record import BatchRecord, CaseEntry, batches_dir, load_record
 
 if TYPE_CHECKING:
     from legion_llm.llm.claude_api.batches import BatchEngines, BatchStatus
@@ -184,13 +184,13 @@ def collect_job(
     record: BatchRecord,
     engines_for: EnginesFor,
     root: Path,
-    *,
-    on_case: Callable[[str], None] | None = None,
 ) -> CollectReport:
-    """Download (once) and settle every case not collected yet; see the module docstring."""
+    """Download (once) and settle every case not collected yet; see the module docstring. The
+    record is read again under the lock: a collect that waited for another sees its work."""
     replay = BatchLedger("replay")
     engines = engines_for(replay)
     with locked(batches_dir(root), root=root):
+        record = load_record(root, record.id)
         status = engines.api.retrieve(record.id)
         report = CollectReport(record, status)
         if not status.ended:
@@ -213,8 +213,6 @@ def collect_job(
             entry.outcome = _collect_case(job, case, entry, engines, engines_for, record, root)
             report.collected_now.append(case.key)
             record.save(root)
-            if on_case is not None:
-                on_case(case.label)
         if all(e.outcome is not None for e in record.cases.values()):
             record.collected_at = record.collected_at or now_iso()
             record.save(root)
