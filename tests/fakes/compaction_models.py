@@ -3,8 +3,8 @@
     api = FakeMessagesAPI(responder=PhaseModel(phase))                 # answers perfectly
     api = FakeMessagesAPI(responder=PhaseModel(phase, careless=True))  # drops ~20%, invents one
 
-A PhaseModel reads what a real model would read: the plans, ids and paths listed in the request
-(the prompt's context block), and answers with what a competent model would write for exactly
+A PhaseModel reads what a real model would read: the plans and ids listed in the request (the
+prompt's context block) and the paths their summaries name, and answers with what a competent model would write for exactly
 those plans. The text comes from the offline engine's extractive digest of the same plans (it is
 grounded in the summaries, so a perfect answer passes review as it is). A careless model drops
 every fifth listed id and path and invents one path (all of which repair fixes without a
@@ -23,6 +23,7 @@ from legion_llm.memory.phases.find import Phase
 from legion_llm.pipeline.compact.offline import CompactContext, compact_extractive
 from legion_llm.pipeline.compact.prepare import Prepared, prepare
 from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, render
+from legion_llm.pipeline.compact.split import chunk_facts
 from legion_llm.pipeline.compact.verify import tokens_of
 from tests.fakes.messages_api import RecordedRequest
 from tests.fakes.replies import Reply
@@ -75,10 +76,9 @@ class PhaseModel:
         """What a competent model writes for the plans, ids and paths this request lists."""
         plans = {m.group(1): int(m.group(3) or 1) for m in _PLAN_LINE.finditer(
             listed(text, "Plans:", "Requirement ids"))}  # fmt: skip
-        ids = _ID_LINE.findall(listed(text, "Requirement ids that must appear", "Paths that"))
-        paths = [line for line in listed(text, "Paths that must appear", "Target length")
-                 .split("\n")[1:] if line.strip() and line != "(none)"]  # fmt: skip
+        ids = _ID_LINE.findall(listed(text, "Requirement ids that must appear", "Target length"))
         docs = tuple(d for d in self.prepared.docs if d.facts.id in plans)
+        paths = chunk_facts(docs).paths  # what the summaries it was sent name
         ctx = CompactContext(docs, tuple(ids), tuple(paths), sum(tokens_of(d.text) for d in docs),
                              lambda g: tokens_of(render_for(self.prepared, g)))  # fmt: skip
         digest = compact_extractive(ctx)

@@ -76,7 +76,8 @@ def test_dropped_id_is_repaired_without_a_re_ask_and_the_request_is_prefix_first
     assert request["text"] == FIRST_ASK
     lists = context["text"].split("The plan summaries")[0]
     for rid in ("BILL-01", "BILL-02", "BILL-03", "BILL-04"):  # each id once, with its verdict
-        assert lists.count(rid) == 1 and f"- {rid}: pass (reported by" in lists
+        assert lists.count(rid) == 1 and f"- {rid}: pass (03-0" in lists
+    assert "Paths that must appear" not in context["text"]  # the summaries carry them once
     sent_tokens = sum(count_tokens(reduce_output(d.text, result.facts.requirement_ids,
                                                  result.facts.paths)) for d in prepare(phase).docs)  # fmt: skip
     assert f"about {math.ceil(sent_tokens * 0.40)} tokens" in context["text"]

@@ -40,7 +40,7 @@ def registry() -> OfflineRegistry:
 def careless_answer(request: httpx.Request) -> httpx.Response:
     prompt = json.dumps(json.loads(request.content)["messages"])
     plans = re.findall(r"\\n- (\d+(?:\.\d+)?-\d+[a-z]?): ", prompt)
-    lists = prompt.split("Requirement ids that must appear")[1].split("Paths that must appear")[0]
+    lists = prompt.split("Requirement ids that must appear")[1].split("Target length")[0]
     listed = re.findall(r"\\n- ([^:\\]+): (?:pass|partial|fail|not verified)", lists)
     digest = {
         "deliverables": [{"plan_id": p, "summary": "x", "follow_ups": []} for p in plans],

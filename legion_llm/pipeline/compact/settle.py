@@ -36,6 +36,9 @@ from legion_llm.pipeline.compact.repair import repair
 from legion_llm.pipeline.compact.verify import Review, presence_problems, verify_document
 
 OFFLINE = "offline"
+# a phase shorter than this compacts to little more than its headings and one row per id and
+# path: its length is reported (the band warning), never a reason to pay for a re-ask
+LENGTH_MIN_TOKENS = 1_500
 
 
 class CompactionError(LegionError):
@@ -61,7 +64,7 @@ def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
     presence = verify_document(text, prep.facts, prep.sources,
                                tokens_original=prep.tokens_original, strict=True)  # fmt: skip
     problems = presence_problems(presence) + ground(digest, prep.facts, prep.evidence)
-    if presence.ratio > MAX_RATIO:
+    if presence.ratio > MAX_RATIO and prep.tokens_original >= LENGTH_MIN_TOKENS:
         target = int(prep.tokens_original * TARGET_RATIO)
         problems.append(Problem("too-long", "document",
                                 f"the document was about {presence.tokens_output} tokens, "

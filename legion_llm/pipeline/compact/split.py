@@ -26,10 +26,12 @@ FIRST_ASK = "Propose the digest: every section, following the rules."
 
 
 def _plan_line(doc: PlanDoc) -> str:
+    """`- 03-01: Name (Complete, success, agent x, part 1 of 2)`: what is known, tersely."""
     plan = doc.facts
-    part = f", {doc.part}" if doc.part else ""
-    return (f"- {plan.id}: {plan.name or '(no title)'} (status {plan.status or 'not recorded'}, "
-            f"outcome {plan.outcome}, agent {plan.agent or 'not recorded'}{part})")  # fmt: skip
+    known = [plan.status or "no status recorded", plan.outcome]
+    known += [f"agent {plan.agent}"] if plan.agent else []
+    known += [doc.part] if doc.part else []
+    return f"- {plan.id}: {plan.name or '(no title)'} ({', '.join(known)})"
 
 
 def prompt_variables(
@@ -39,18 +41,18 @@ def prompt_variables(
     target_tokens: int,
     phase_facts: PhaseFacts | None = None,
 ) -> dict[str, str]:
-    """The strings `prompts/compact-phase.md` is rendered with (each requirement id is listed
-    once, with its verdict). `phase_facts` (the whole phase's, when `facts` are one part's)
-    decides which verdict each id may be given."""
+    """The strings `prompts/compact-phase.md` is rendered with. Each requirement id is listed
+    once, with its verdict (`phase_facts`, the whole phase's when `facts` are one part's, decides
+    which verdict each id may be given); file paths are not listed: they are in the summaries
+    as sent (logs.py keeps every line that names one), and repair restores any left out."""
     summaries = "\n\n".join(
         f"===== {d.facts.file}{f' ({d.part})' if d.part else ''} =====\n{d.text.strip()}"
         for d in docs
     )
     return {
-        "phase": f"Phase {phase.key}: {phase.name} (folder {phase.slug})",
+        "phase": f"Phase {phase.key}: {phase.name}",
         "plans": "\n".join(_plan_line(d) for d in docs) or "(none)",
         "verdicts": _verdicts(facts.requirement_ids, phase_facts or facts),
-        "paths": "\n".join(facts.paths) or "(none)",
         "target_tokens": str(target_tokens),
         "summaries": summaries,
         "feedback": FIRST_ASK,
@@ -63,9 +65,9 @@ def _verdicts(ids: Sequence[str], facts: PhaseFacts) -> str:
     for rid in ids:
         truth = facts.grounded(rid)
         if truth.plans:
-            lines.append(f"- {rid}: {truth.verdict} (reported by {', '.join(truth.plans)})")
+            lines.append(f"- {rid}: {truth.verdict} ({', '.join(truth.plans)})")
         else:
-            lines.append(f"- {rid}: not verified (no plan summary of this phase reports it)")
+            lines.append(f"- {rid}: not verified (no summary of this phase reports it)")
     return "\n".join(lines) or "(none)"
 
 
