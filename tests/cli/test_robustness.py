@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from legion_llm.memory.signatures.match import MAX_LINE, MAX_TEXT, bounded
+from legion_llm.memory.signatures.features import MAX_LINE, MAX_TEXT, bounded
 from tests.conftest import FIXTURES
 
 BILLING = FIXTURES / "phases" / "legion-spec-billing-exports"

@@ -22,7 +22,7 @@ def template(line: str) -> str:
     """The form a line is looked up by: normalised, case-folded, whitespace collapsed, with the
     discriminating names it carries (a refused port 5432 is not a refused 6379)."""
     from legion_llm.memory.signatures.discriminators import discriminators
-    from legion_llm.memory.signatures.match import normalise
+    from legion_llm.memory.signatures.normalise import normalise
 
     names = "".join(f" [{k}={v}]" for k, v in sorted(discriminators([line])))
     return re.sub(r"\s+", " ", normalise(line).casefold()).strip() + names

@@ -19,25 +19,25 @@ pipeline may send to an LLM; `decide_offline` is the deterministic decision for 
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import json
 import math
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
-from legion_llm.memory.redact import redacted
-from legion_llm.memory.signatures.banners import shared_by
-from legion_llm.memory.signatures.banners import weight as banner_weight
-from legion_llm.memory.signatures.discriminators import Discriminator, conflicting, discriminators
-from legion_llm.memory.signatures.lines import ANSI, signature_lines, split_salient
-from legion_llm.memory.signatures.synonyms import canonical
-from legion_llm.memory.signatures.tokens import CODE, KIND_WEIGHT, SUBJECT, tokens
+from legion_llm.memory.signatures.discriminators import conflicting
+from legion_llm.memory.signatures.features import (
+    Features,
+    background_df,
+    features,
+    fingerprint,
+    key_agreement,
+    salient,
+    strong_fingerprint,
+)
+from legion_llm.memory.signatures.normalise import normalise
+from legion_llm.memory.signatures.tokens import KIND_WEIGHT
 
 __all__ = [
     "HIGH",
@@ -48,6 +48,7 @@ __all__ = [
     "Match",
     "SignatureIndex",
     "decide_offline",
+    "features",
     "fingerprint",
     "needs_judge",
     "normalise",
@@ -62,114 +63,18 @@ MID = 0.36  # inside the band, the offline engine says "same" from here on, barr
 JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in one call
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
-SECONDARY_WEIGHT = 0.6  # a token only an error line besides banner salient lines carries
-SECONDARY_BESIDE = 0.2  # ... besides a salient line that names the error itself
 ONE_SIDED_SECONDARY = 0.3  # share of such a token's weight that counts when the other side lacks it
 CONFLICT_FACTOR = (
     0.35  # a different discriminating name (port, constraint, package...) scales by this
 )
 CONTEXT_WEIGHT = 0.5  # a context token weighs this much of a salient token of the same kind
 CONTEXT_TOP = 50  # context similarity (a tie-break) is computed for this many best candidates
-MAX_CONTEXT_LINES = 60
 
 Band = Literal["match", "ambiguous", "none"]
 Weights = dict[str, float]
 
 
 # ---------------------------------------------------------------- normalisation
-
-_Sub = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
-
-_PATH_CHARS = r"[^\s'\"`<>|(){}\[\],;:]"
-
-
-def _path(found: re.Match[str]) -> str:
-    """A path becomes <path>; a quoted one keeps its file name, which is often the point."""
-    text = found.group(0)
-    quoted = found.start() > 0 and found.string[found.start() - 1] in "'\"`"
-    name = re.split(r"[\\/]", text.rstrip("\\/"))[-1]
-    if quoted and "." in name.strip("."):
-        return f"<path>/{name}"
-    return "<path>"
-
-
-# fmt: off
-_SUBS: tuple[_Sub, ...] = tuple((re.compile(pattern), repl) for pattern, repl in (
-    (r"(?i)\b([a-z][a-z0-9+.-]*(?::[a-z][a-z0-9+.-]*)?)://[^\s'\"`<>()\[\]]*[^\s'\"`<>()\[\].,;:]", r"\1:<url>"),
-    (r"(?i)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?!\.)", "<email>"),
-    (rf"(?<![\w])[A-Za-z]:[\\/]{_PATH_CHARS}*", _path),  # C:\x\y  C:/x/y
-    (rf"(?<![\w.:/@<>-])(?:~|\.{{1,2}})?/(?!/){_PATH_CHARS}+", _path),  # /x/y ./x ~/x
-    (r"(?<![\w./@<>-])(?:[\w.@-]+[\\/])+[\w.@-]*\.[A-Za-z]\w{0,5}\b", _path),  # a/b.py
-    (r"<path>(?::\d+){1,2}\b|<path>\(\d+,\d+\)|<path>:\[\d+,\d+\]", "<path>"),  # :line:col
-    (r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>"),
-    (r"(?i)\b0x[0-9a-f]+\b", "<hex>"),
-    (r"\b\d{4}-\d\d-\d\d(?:[T ]\d\d[:_]\d\d(?:[:_]\d\d)?(?:[.,_]\d+)?Z?)?", "<date>"),
-    (r"\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b", "<time>"),
-    (r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])", "<ip>"),
-    (r"(?<![\w:])::(?:1|ffff:[\d.]+)?(?::\d+)?(?![\w:])|\[::\d*\](?::\d+)?", "<ip>"),
-    (r"(?i)(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,}(?![\w-])", "<hash>"),
-    (r"(?<![\w-])(?=[A-Za-z0-9]*\d[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{7,}(?![\w-])", "<id>"),
-    (r"(?<![\w.])[v^~]?\d+\.\d+\.\d+(?:[-+.][\w.-]*\w)?(?![\w])|(?<![\w.])v\d+(?:\.\d+)?\b", "<version>"),
-    (r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min|minutes|h|µs|us|ns)\b", "<duration>"),
-    (r"(--[\w-]+)=\S+", r"\1=<value>"),
-    (r"(?<![\w.])-?(?=\d[\d.]{15,}(?![\w.]))\d+\.\d+(?![\w.])", "<float>"),  # 0.30000000000000004
-    (r"(?<![\w])-?\d+(?:[.,]\d+)?(?![\w])", "<num>"),
-))
-# fmt: on
-_QUOTED = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|`([^`\n]*)`|‘([^’\n]*)’")
-MAX_QUOTED = 60
-
-
-def _quote(found: re.Match[str]) -> str:
-    """Quotes become '…'; a long quoted text is a message, not a name, and loses its quotes."""
-    inner = next(group for group in found.groups() if group is not None)
-    inner = _QUOTED.sub(_quote, inner).strip("'")
-    if len(inner) > MAX_QUOTED:
-        return inner
-    return f"'{inner}'"
-
-
-def normalise(text: str) -> str:
-    """Sentry-style parameterisation plus paths, :line:col, addresses, versions, durations, ids,
-    long float reprs; then the canonical form of wordings that differ between tools and versions."""
-    out = ANSI.sub("", text)
-    for pattern, repl in _SUBS:
-        out = pattern.sub(repl, out)
-    out = _QUOTED.sub(_quote, out)
-    out = re.sub(r"(?:<(\w+)>)(?:[\s,]*<\1>)+", r"<\1>", out)  # runs of one placeholder
-    return canonical(re.sub(r"[ \t]+", " ", out).strip())
-
-
-def salient(text: str) -> str:
-    """The salient line(s) of an error text, newline-joined (the whole stripped text if none)."""
-    lines, _ = split_salient(text)
-    return "\n".join(lines) if lines else text.strip()
-
-
-DF_DATA = Path(__file__).resolve().parent / "data" / "token_df.json"
-
-
-@cache
-def background_df() -> tuple[dict[str, int], int]:
-    """Token document frequencies over the tuning corpus (data/token_df.json), and its size."""
-    if not DF_DATA.is_file():
-        return {}, 0
-    data = json.loads(DF_DATA.read_text(encoding="utf-8"))
-    return data["df"], int(data["docs"])
-
-
-def strong_fingerprint(text: str) -> str | None:
-    """sha1 of the normalised, case-folded salient lines that are not banners, and of the
-    discriminating names: equal for the same error; None when only banners name it."""
-    return features(text).fingerprint
-
-
-def fingerprint(text: str) -> str:
-    """The strong fingerprint, else one of the whole normalised text (for display and keys)."""
-    found = strong_fingerprint(text)
-    if found is not None:
-        return found
-    return hashlib.sha1(normalise(bounded(text)).casefold().encode("utf-8", "replace")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -190,104 +95,6 @@ class Match:
     conflicts: tuple[str, ...] = ()  # codes (or subjects) when both sides have some, none shared
     context: float = 0.0  # similarity of the non-salient lines; breaks ties only
     wording: float = 0.0  # the salient similarity with error codes left out
-
-
-@dataclass(frozen=True)
-class Features:
-    """What the matcher keeps of one error text: fingerprint, salient and context token kinds,
-    the share of its weight each secondary token keeps, and the discriminating names."""
-
-    fingerprint: str | None  # None: only banner lines, too weak to decide a match alone
-    salient: dict[str, str]
-    context: dict[str, str]
-    codes: frozenset[str]
-    subjects: frozenset[str]
-    scale: dict[str, float] = field(default_factory=dict)
-    names: frozenset[Discriminator] = frozenset()
-
-
-MAX_TEXT = 64_000  # a pasted log is matched on its first and last 32,000 characters
-MAX_LINE = 1_000  # no error line needs more; normalising one grows faster than its length
-
-
-def bounded(text: str) -> str:
-    """Compiler output names the error first, a traceback last: keep both ends of a huge text,
-    and the start of each very long line. Secrets are redacted first (every signature passes
-    here), so a new token in a known error still matches its fix."""
-    text = redacted(text)
-    if len(text) > MAX_TEXT:
-        half = MAX_TEXT // 2
-        text = text[:half] + "\n" + text[-half:]
-    if any(len(line) > MAX_LINE for line in text.split("\n")):
-        text = "\n".join(line[:MAX_LINE] for line in text.split("\n"))
-    return text
-
-
-def _fingerprint(lines: Sequence[str], names: frozenset[Discriminator]) -> str | None:
-    """sha1 of the normalised lines and the discriminating names; None without a line."""
-    if not lines:
-        return None
-    norm = normalise("\n".join(lines))
-    named = "".join(f"\n[{kind}={value}]" for kind, value in sorted(names))
-    return hashlib.sha1((norm.casefold() + named).encode("utf-8", "replace")).hexdigest()
-
-
-def _weighted(
-    lines: Sequence[str], share: float, into: dict[str, str], scale: dict[str, float]
-) -> None:
-    """Add the tokens of `lines` (each scaled by `share` and its banner weight) to `into`,
-    keeping for every token the largest scale it was seen with."""
-    for line in lines:
-        weight = share * banner_weight(line)
-        for token, kind in tokens(normalise(line)).items():
-            old = scale.get(token, 1.0) if token in into else 0.0
-            if weight > old:
-                scale[token] = weight
-            if token not in into or KIND_WEIGHT[kind] > KIND_WEIGHT[into[token]]:
-                into[token] = kind
-
-
-@lru_cache(maxsize=4096)
-def features(text: str) -> Features:
-    """What the matcher keeps of one error text (cached: pure, and asked again by every index
-    and query that holds the same text; callers never modify the result)."""
-    text = bounded(text)
-    found = signature_lines(text)
-    salient = found.salient or [text.strip()]
-    sal: dict[str, str] = {}
-    scale: dict[str, float] = {}
-    _weighted(salient, 1.0, sal, scale)
-    codes = frozenset(t for t, kind in sal.items() if kind == CODE)
-    subjects = frozenset(t for t, kind in sal.items() if kind == SUBJECT)
-    weak = all(shared_by(line) for line in salient)  # the salient lines are all banners
-    _weighted(found.secondary, SECONDARY_WEIGHT if weak else SECONDARY_BESIDE, sal, scale)
-    names = discriminators(found.cleaned)
-    for kind, value in names:
-        sal[f"{kind}={value}"] = SUBJECT
-        scale.pop(f"{kind}={value}", None)
-    strong = [line for line in salient if not shared_by(line)]
-    strong = strong or [line for line in found.secondary if not shared_by(line)][:1]
-    ctx = tokens(normalise("\n".join(found.context[:MAX_CONTEXT_LINES])))
-    return Features(
-        _fingerprint(strong, names),
-        sal,
-        {t: k for t, k in ctx.items() if t not in sal},
-        codes,
-        subjects,
-        {t: w for t, w in scale.items() if w < 1.0},
-        names,
-    )
-
-
-def key_agreement(a: Features, b: Features) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(shared codes and subjects, conflicting ones). Codes conflict when both texts carry codes
-    and share none; subjects (the module, package, fixture, file or option) likewise."""
-    shared = (a.codes & b.codes) | (a.subjects & b.subjects)
-    conflicts: set[str] = set()
-    for mine, theirs in ((a.codes, b.codes), (a.subjects, b.subjects)):
-        if mine and theirs and not mine & theirs:
-            conflicts |= mine | theirs
-    return tuple(sorted(shared)), tuple(sorted(conflicts))
 
 
 def _without(weights: Weights, drop: frozenset[str]) -> Weights:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from legion_llm.memory.signatures.lines import MISSING
+from legion_llm.memory.signatures.salient_rules import MISSING
 
 CODE, SUBJECT, EXCEPTION, IDENT, WORD, VALUE, PLACEHOLDER = (
     "code", "subject", "exception", "ident", "word", "value", "placeholder",
