@@ -222,7 +222,9 @@ def _output(printed: list[str]) -> list[str]:
     """The printed lines without stack frames and the source lines a Python frame quotes."""
     out = []
     for index, line in enumerate(printed):
-        quoted_source = index > 0 and printed[index - 1].startswith('File "') and not EXC.match(line)
+        quoted_source = (
+            index > 0 and printed[index - 1].startswith('File "') and not EXC.match(line)
+        )
         if line and not FRAME.match(line) and not quoted_source:
             out.append(strip_marker(line))
     return out
