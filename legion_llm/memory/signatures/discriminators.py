@@ -33,6 +33,7 @@ class Rule:
     examples: tuple[tuple[str, str], ...]
     template: str = "{value}"
     whole_text: bool = False
+    default: str = "{value}"  # the name of a value the map does not know; "" drops it
 
     def values(self, line: str) -> list[str]:
         if self.when is not None and not self.when.search(line):
@@ -41,20 +42,17 @@ class Rule:
         for match in self.pattern.finditer(line):
             groups = match.groupdict()
             raw = next((v for k, v in groups.items() if v and k.startswith("value")), "")
-            if raw:
-                found.append(self.name(self.template.format_map({**groups, "value": raw})))
+            named = self.name(self.template.format_map({**groups, "value": raw})) if raw else ""
+            if named:
+                found.append(named)
         return found
 
     def name(self, raw: str) -> str:
         value = raw if self.keep_case else raw.lower()
-        if self.names:
-            mapped = self.names.get(raw.lower())
-            if mapped is not None:
-                return mapped
-            if self.kind == "service":
-                return f"port-{value}"
-            return "value" if self.kind == "dup-value" else value
-        return value
+        mapped = self.names.get(raw.lower())
+        if mapped is not None:
+            return mapped
+        return self.default.format(value=value) if self.names else value
 
 
 @cache
@@ -74,6 +72,7 @@ def rules(path: Path = DATA) -> tuple[Rule, ...]:
                 tuple((str(t), str(v)) for t, v in row.get("examples", ())),
                 row.get("value", "{value}"),
                 row.get("scope", "line") == "text",
+                row.get("default", "{value}"),
             )
         )
     return tuple(out)

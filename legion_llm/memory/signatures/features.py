@@ -29,6 +29,7 @@ from legion_llm.memory.signatures.tokens import (
     EXCEPTION,
     IDENT,
     KIND_WEIGHT,
+    NAME,
     SUBJECT,
     VALUE,
     tokens,
@@ -114,7 +115,7 @@ def _fingerprint(lines: Sequence[str], names: frozenset[Discriminator]) -> str |
     return hashlib.sha1((norm.casefold() + named).encode("utf-8", "replace")).hexdigest()
 
 
-_SPECIFIC = frozenset({CODE, SUBJECT, VALUE, IDENT, EXCEPTION})
+_SPECIFIC = frozenset({CODE, SUBJECT, NAME, VALUE, IDENT, EXCEPTION})
 
 
 def _specific(lines: Sequence[str], names: frozenset[Discriminator]) -> bool:
@@ -141,23 +142,35 @@ def _weighted(
                 into[token] = kind
 
 
+def _promoted(salient: list[str], secondary: list[str]) -> tuple[list[str], list[str]]:
+    """When every salient line is a banner, the first error line that is not one joins them
+    (`fatal: Could not read from remote repository.` says less than the `Permission denied
+    (publickey).` before it)."""
+    if not all(shared_by(line) for line in salient):
+        return salient, secondary
+    cause = next((line for line in secondary if not shared_by(line)), None)
+    if cause is None:
+        return salient, secondary
+    return [cause, *salient], [line for line in secondary if line != cause]
+
+
 @lru_cache(maxsize=4096)
 def features(text: str) -> Features:
     """What the matcher keeps of one error text (cached: pure, and asked again by every index
     and query that holds the same text; callers never modify the result)."""
     text = bounded(text)
     found = signature_lines(text)
-    salient = found.salient or [text.strip()]
+    salient, secondary = _promoted(found.salient or [text.strip()], found.secondary)
     sal: dict[str, str] = {}
     scale: dict[str, float] = {}
     _weighted(salient, 1.0, sal, scale)
     codes = frozenset(t for t, kind in sal.items() if kind == CODE)
     subjects = frozenset(t for t, kind in sal.items() if kind == SUBJECT)
     weak = all(shared_by(line) for line in salient)  # the salient lines are all banners
-    _weighted(found.secondary, SECONDARY_WEIGHT if weak else SECONDARY_BESIDE, sal, scale)
+    _weighted(secondary, SECONDARY_WEIGHT if weak else SECONDARY_BESIDE, sal, scale)
     names = discriminators(found.cleaned)
     for kind, value in names:
-        sal[f"{kind}={value}"] = SUBJECT
+        sal[f"{kind}={value}"] = NAME
         scale.pop(f"{kind}={value}", None)
     strong = [line for line in salient if not shared_by(line)]
     strong = strong or [line for line in found.secondary if not shared_by(line)][:1]

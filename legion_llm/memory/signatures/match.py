@@ -37,7 +37,7 @@ from legion_llm.memory.signatures.features import (
     strong_fingerprint,
 )
 from legion_llm.memory.signatures.normalise import normalise
-from legion_llm.memory.signatures.tokens import KIND_WEIGHT
+from legion_llm.memory.signatures.tokens import KIND_WEIGHT, VALUE
 
 __all__ = [
     "HIGH",
@@ -64,6 +64,9 @@ JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in on
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
 ONE_SIDED_SECONDARY = 0.3  # share of such a token's weight that counts when the other side lacks it
+# A quoted value only one side names (a database, a user, a table) is the usual variation between
+# two occurrences of one error, not a difference: it counts this share of its weight in the union.
+ONE_SIDED = {VALUE: 0.3}
 CONFLICT_FACTOR = (
     0.35  # a different discriminating name (port, constraint, package...) scales by this
 )
@@ -111,6 +114,11 @@ def _siblings(shared: Sequence[str], conflicts: Sequence[str]) -> bool:
     return all(k.isupper() for k in conflicts) and any(not k.isupper() for k in shared)
 
 
+def _one_sided_total(weights: Weights, feat: Features) -> float:
+    """What the tokens of one side add to a union in which the other side has none of them."""
+    return sum(w * ONE_SIDED.get(feat.salient[t], 1.0) for t, w in weights.items())
+
+
 def band_of(score: float) -> Band:
     if score >= HIGH:
         return "match"
@@ -142,15 +150,17 @@ class SignatureIndex:
             self._df, self._docs = idf_from._df, idf_from._docs
         self._sal = [self.weights(f.salient, scales=f.scale) for f in self._feats]
         self._ctx = [self.weights(f.context, CONTEXT_WEIGHT) for f in self._feats]
-        self._total = [sum(w.values()) for w in self._sal]
+        self._total = [_one_sided_total(w, f) for w, f in zip(self._sal, self._feats, strict=True)]
         self._codes = [
             sum(w[c] for c in f.codes) for f, w in zip(self._feats, self._sal, strict=True)
         ]
-        self._postings: dict[str, list[tuple[int, float]]] = {}
+        self._postings: dict[str, list[tuple[int, float, float]]] = {}
         self._exact: dict[str, list[int]] = {}
         for doc, weights in enumerate(self._sal):
+            kinds = self._feats[doc].salient
             for token, weight in weights.items():
-                self._postings.setdefault(token, []).append((doc, weight))
+                share = ONE_SIDED.get(kinds[token], 1.0)
+                self._postings.setdefault(token, []).append((doc, weight, share))
             print_ = self._feats[doc].fingerprint
             if print_ is not None:
                 self._exact.setdefault(print_, []).append(doc)
@@ -205,21 +215,27 @@ class SignatureIndex:
     def _scores(self, feat: Features) -> dict[int, float]:
         """Ruzicka similarity of the salient tokens against every candidate sharing one."""
         sal = self.weights(feat.salient, scales=feat.scale)
-        total, codes = sum(sal.values()), sum(sal[c] for c in feat.codes)
+        total, codes = _one_sided_total(sal, feat), sum(sal[c] for c in feat.codes)
         shared: dict[int, float] = {}
+        both: dict[int, float] = {}  # what shared tokens add to the union beyond one-sided shares
         for token, weight in sal.items():
-            for doc, other in self._postings.get(token, ()):
+            mine = weight * ONE_SIDED.get(feat.salient[token], 1.0)
+            for doc, other, share in self._postings.get(token, ()):
                 shared[doc] = shared.get(doc, 0.0) + min(weight, other)
-        return {doc: value / self._union(total, codes, doc, value) for doc, value in shared.items()}
+                both[doc] = both.get(doc, 0.0) + max(weight, other) - mine - other * share
+        return {
+            doc: value / self._union(total, codes, doc, both[doc]) for doc, value in shared.items()
+        }
 
-    def _union(self, total: float, codes: float, doc: int, shared: float) -> float:
-        """Ruzicka's denominator; codes that only one side carries stay out of it."""
+    def _union(self, total: float, codes: float, doc: int, both: float) -> float:
+        """Ruzicka's denominator: every shared token at its larger weight, a one-sided one at
+        its kind's share (ONE_SIDED); codes that only one side carries stay out of it."""
         mine, theirs = total, self._total[doc]
         if codes and not self._codes[doc]:
             mine -= (1 - ONE_SIDED_CODE) * codes
         elif self._codes[doc] and not codes:
             theirs -= (1 - ONE_SIDED_CODE) * self._codes[doc]
-        return max(mine + theirs - shared, 1e-9)
+        return max(mine + theirs + both, 1e-9)
 
     def _match(
         self,

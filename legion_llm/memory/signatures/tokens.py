@@ -10,11 +10,12 @@ import re
 
 from legion_llm.memory.signatures.salient_rules import MISSING
 
-CODE, SUBJECT, EXCEPTION, IDENT, WORD, VALUE, PLACEHOLDER = (
-    "code", "subject", "exception", "ident", "word", "value", "placeholder",
+CODE, SUBJECT, NAME, EXCEPTION, IDENT, WORD, VALUE, PLACEHOLDER = (
+    "code", "subject", "name", "exception", "ident", "word", "value", "placeholder",
 )  # fmt: skip
-KIND_WEIGHT = {
-    CODE: 3.0, SUBJECT: 2.5, EXCEPTION: 2.0, IDENT: 1.4, WORD: 1.0, VALUE: 0.6, PLACEHOLDER: 0.2,
+KIND_WEIGHT = {  # NAME: a discriminating name (`service=postgres`, discriminators.py)
+    CODE: 3.0, SUBJECT: 2.5, NAME: 2.5, EXCEPTION: 2.0, IDENT: 1.4, WORD: 1.0, VALUE: 0.6,
+    PLACEHOLDER: 0.2,
 }  # fmt: skip
 _CODE = re.compile(
     r"^(?:TS\d{3,5}|E\d{4}|E[A-Z]{4,14}|ERR_[A-Z0-9_]+|[A-Z]{1,3}\d{3,5}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$"
