@@ -12,7 +12,12 @@ import pytest
 
 from legion_llm.memory.signatures import synonyms
 from legion_llm.memory.signatures.banners import FLOOR, _groups, shared_by, weight
-from legion_llm.memory.signatures.discriminators import conflicting, discriminators, rules
+from legion_llm.memory.signatures.discriminators import (
+    conflicting,
+    discriminators,
+    rules,
+    telling,
+)
 from legion_llm.memory.signatures.match import (
     Candidate,
     SignatureIndex,
@@ -23,6 +28,8 @@ from legion_llm.memory.signatures.match import (
     strong_fingerprint,
 )
 from legion_llm.memory.signatures.prefixes import strip_prefixes
+from legion_llm.memory.signatures.versions import relation as version_relation_of
+from legion_llm.memory.signatures.versions import version_relation
 
 EQUIVALENCES = synonyms.equivalences()
 
@@ -100,3 +107,51 @@ def test_banners_weigh_less_and_never_decide_an_exact_match() -> None:
 )
 def test_log_prefixes_are_removed(lines: list[str], expected: list[str]) -> None:
     assert strip_prefixes(lines) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "relation"),
+    [
+        ("- Root composer.json requires php ^7.1.3 but your php version (8.0.7) does not "
+         "satisfy that requirement.", "newer"),
+        ("- x/y dev-master requires php >=7.1.3 -> your PHP version (5.6.30) does not satisfy "
+         "that requirement.", "older"),
+        ("- This package requires php 7.4 but your PHP version (7.4.3) does not satisfy that "
+         "requirement.", "patch"),
+        ("error: package `bitstream-io v2.5.3` cannot be built because it requires rustc 1.79 or "
+         "newer, while the currently active rustc version is 1.76.0", "older"),
+        ("Error: chart requires kubeVersion: >= 1.19.0-0 <= 1.24.0-0 which is incompatible with "
+         "Kubernetes v1.25.2", "newer"),
+        ("Error: INSTALLATION FAILED: chart requires kubeVersion: >= 1.19 which is incompatible "
+         "with Kubernetes v1.21.9-gke.1002", "satisfies"),
+        ('error x@1.0.0: The engine "node" is incompatible with this module. Expected version '
+         '">=18". Got "16.20.0"', "older"),
+        ("ERROR: Package 'x' requires a different Python: 3.8.10 not in '>=3.9'", "older"),
+        ("Error: Cannot find module 'lodash'", ""),
+    ],
+)  # fmt: skip
+def test_the_version_relation_says_which_way_the_fix_goes(line: str, relation: str) -> None:
+    assert version_relation(line) == relation
+    if relation:
+        assert ("version", relation) in discriminators([line])
+
+
+def test_caret_tilde_and_alternatives() -> None:
+    assert version_relation_of("^16.8.0 || ^17.0.0", "18.2.0") == "newer"
+    assert version_relation_of("^16.8.0 || ^17.0.0", "17.0.2") == "satisfies"
+    assert version_relation_of("~1.2.3", "1.3.0") == "newer"
+    assert version_relation_of("^0.2.1", "0.3.0") == "newer"  # a 0.x caret stops at the minor
+
+
+def test_an_absent_name_conflicts_but_is_never_shared() -> None:
+    crlf = "-bash: ./deps.sh: /bin/bash^M: bad interpreter: No such file or directory"
+    typo = "-bash: ./build.sh: bin/bash: bad interpreter: No such file or directory"
+    other = "zsh: ./run.sh: usr/bin/env: bad interpreter: No such file or directory"
+    assert ("line-ending", "lf") in discriminators([typo])
+    assert conflicting(discriminators([crlf]), discriminators([typo])) == [
+        "line-ending=crlf",
+        "line-ending=lf",
+    ]
+    assert ("line-ending", "lf") not in telling(discriminators([typo]))  # no shared token...
+    assert telling(discriminators([crlf])) == {("line-ending", "crlf")}  # ...a named one is
+    assert not conflicting(discriminators([typo]), discriminators([other]))

@@ -6,6 +6,10 @@ packages, a login failure by two authentication methods, or a type error on two 
 `discriminators(lines)` returns the (kind, value) pairs a text names; the matcher turns a
 different value of the same kind into a strong negative, and puts the pairs into the exact
 fingerprint so that such texts never share one.
+
+One kind is computed rather than matched: `version`, how the version a tool found relates to
+the one it requires (`older`, `newer`, `satisfies`: upgrade, downgrade, or something else is
+wrong), read by versions.py.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from legion_llm.memory.signatures.versions import version_relation
 
 DATA = Path(__file__).resolve().parent / "data" / "discriminators.toml"
 MAX_LINES = 400  # of a long log, the discriminating names sit in the error lines near its ends
@@ -34,6 +40,8 @@ class Rule:
     template: str = "{value}"
     whole_text: bool = False
     default: str = "{value}"  # the name of a value the map does not know; "" drops it
+    classes: tuple[tuple[re.Pattern[str], str], ...] = ()  # value pattern -> name, before the map
+    absent: str = ""  # the name when `when` holds on a line and the pattern finds nothing
 
     def values(self, line: str) -> list[str]:
         if self.when is not None and not self.when.search(line):
@@ -45,9 +53,12 @@ class Rule:
             named = self.name(self.template.format_map({**groups, "value": raw})) if raw else ""
             if named:
                 found.append(named)
-        return found
+        return found or ([self.absent] if self.absent else [])
 
     def name(self, raw: str) -> str:
+        for pattern, name in self.classes:
+            if pattern.search(raw):
+                return name
         value = raw if self.keep_case else raw.lower()
         mapped = self.names.get(raw.lower())
         if mapped is not None:
@@ -55,45 +66,65 @@ class Rule:
         return self.default.format(value=value) if self.names else value
 
 
+def _rule(row: dict[str, object], data: dict[str, object]) -> Rule:
+    table: dict[str, object] = data.get(str(row["map"]), {}) if "map" in row else {}  # type: ignore[assignment]
+    when = re.compile(str(row["when"]), re.IGNORECASE) if "when" in row else None
+    classes = tuple((re.compile(str(p)), str(n)) for p, n in row.get("classes", ()))  # type: ignore[attr-defined]
+    return Rule(
+        str(row["kind"]),
+        re.compile(str(row["pattern"])),
+        when,
+        {str(k).lower(): str(v) for k, v in table.items()},
+        row.get("case", "lower") == "keep",
+        tuple((str(t), str(v)) for t, v in row.get("examples", ())),  # type: ignore[attr-defined]
+        str(row.get("value", "{value}")),
+        row.get("scope", "line") == "text",
+        str(row.get("default", "{value}")),
+        classes,
+        str(row.get("absent", "")),
+    )
+
+
 @cache
 def rules(path: Path = DATA) -> tuple[Rule, ...]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    out = []
-    for row in data["rule"]:
-        table = data.get(row["map"], {}) if "map" in row else {}
-        when = re.compile(row["when"], re.IGNORECASE) if "when" in row else None
-        out.append(
-            Rule(
-                row["kind"],
-                re.compile(row["pattern"]),
-                when,
-                {str(k).lower(): str(v) for k, v in table.items()},
-                row.get("case", "lower") == "keep",
-                tuple((str(t), str(v)) for t, v in row.get("examples", ())),
-                row.get("value", "{value}"),
-                row.get("scope", "line") == "text",
-                row.get("default", "{value}"),
-            )
-        )
-    return tuple(out)
+    return tuple(_rule(row, data) for row in data["rule"])
 
 
 def discriminators(lines: Iterable[str]) -> frozenset[Discriminator]:
-    """Every (kind, value) the lines name, by the rules in data/discriminators.toml."""
+    """Every (kind, value) the lines name, by the rules in data/discriminators.toml (a value
+    found anywhere wins over a rule's `absent` name) and the version relation."""
     found: set[Discriminator] = set()
     kept = list(lines)
     if len(kept) > MAX_LINES:
         kept = kept[: MAX_LINES // 2] + kept[-MAX_LINES // 2 :]
     rule_set = rules()
+    absent: set[Discriminator] = set()
     for line in kept:
         for rule in rule_set:
             if not rule.whole_text:
-                found.update((rule.kind, value) for value in rule.values(line))
+                for value in rule.values(line):
+                    (absent if value == rule.absent else found).add((rule.kind, value))
+        relation = version_relation(line)
+        if relation:
+            found.add(("version", relation))
     text = "\n".join(kept)
     for rule in rule_set:
         if rule.whole_text:
             found.update((rule.kind, value) for value in rule.values(text))
-    return frozenset(found)
+    named = {kind for kind, _ in found}
+    return frozenset(found | {(k, v) for k, v in absent if k not in named})
+
+
+@cache
+def _conflict_only() -> frozenset[Discriminator]:
+    return frozenset((rule.kind, rule.absent) for rule in rules() if rule.absent)
+
+
+def telling(names: frozenset[Discriminator]) -> frozenset[Discriminator]:
+    """The names that say what a text is about, not only what it is not: a rule's `absent`
+    name and the version relation only ever count as a conflict, never as a shared name."""
+    return frozenset(n for n in names if n[0] != "version" and n not in _conflict_only())
 
 
 def conflicting(a: frozenset[Discriminator], b: frozenset[Discriminator]) -> list[str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from legion_llm.memory.redact import redacted
 from legion_llm.memory.signatures.banners import shared_by
 from legion_llm.memory.signatures.banners import weight as banner_weight
-from legion_llm.memory.signatures.discriminators import Discriminator, discriminators
+from legion_llm.memory.signatures.discriminators import Discriminator, discriminators, telling
 from legion_llm.memory.signatures.lines import signature_lines, split_salient
 from legion_llm.memory.signatures.normalise import normalise
 from legion_llm.memory.signatures.tokens import (
@@ -169,7 +169,7 @@ def features(text: str) -> Features:
     weak = all(shared_by(line) for line in salient)  # the salient lines are all banners
     _weighted(secondary, SECONDARY_WEIGHT if weak else SECONDARY_BESIDE, sal, scale)
     names = discriminators(found.cleaned)
-    for kind, value in names:
+    for kind, value in telling(names):
         sal[f"{kind}={value}"] = NAME
         scale.pop(f"{kind}={value}", None)
     strong = [line for line in salient if not shared_by(line)]

@@ -29,6 +29,7 @@ from legion_llm.memory.signatures.salient_rules import (
     Output,
     candidate,
     choose,
+    is_field,
     strip_marker,
 )
 from legion_llm.memory.signatures.unwrap import unwrap
@@ -111,7 +112,9 @@ def _clean(line: str) -> tuple[str, bool]:
     field = _MESSAGE_FIELD.match(line)
     if field:
         line = field.group("message").replace('\\"', '"')
-    line = _PROGRAM.sub("", _NPM_PREFIX.sub("npm error ", line), count=1)
+    line = _NPM_PREFIX.sub("npm error ", line)
+    if not is_field(line):  # `name: 'error',` is a field, not a program reporting 'error',
+        line = _PROGRAM.sub("", line, count=1)
     level = _LEVEL.match(line)
     head, rest = (level.group(0), line[level.end() :]) if level else ("", line)
     bare = _LOCATION.sub("", rest)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-_ESCAPED_NEWLINE = re.compile(r"\\r?\\n")
+_ESCAPED_NEWLINE = re.compile(r"(?:\\r)?\\n")
 _ENTITY = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|gt|lt|amp|quot|apos);")
 _MARKDOWN = re.compile(
     r"^(?:>\s*)?(?:\*\*|__)(.+?)(?:\*\*|__)$|^(?:>\s*)?`{1,3}([^`]+)`{1,3}[.:]?$"

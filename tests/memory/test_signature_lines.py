@@ -1,0 +1,106 @@
+"""Which lines of a real paste name the error: unwrapping, prose, object dumps, tracebacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from legion_llm.memory.signatures.features import strong_fingerprint
+from legion_llm.memory.signatures.lines import signature_lines
+from legion_llm.memory.signatures.match import Candidate, SignatureIndex, salient
+from legion_llm.memory.signatures.unwrap import unwrap
+
+
+def test_unwrap_splits_escaped_logs_decodes_entities_and_drops_markdown() -> None:
+    logged = '{"level":"error","stack":"Error: boom\\n    at a (x.js:1:2)\\n    at b (y.js:3:4)"}'
+    assert unwrap(logged)[1:] == ["    at a (x.js:1:2)", '    at b (y.js:3:4)"}']
+    assert unwrap("OOM command not allowed when used memory &gt; &#39;maxmemory&#39;.") == [
+        "OOM command not allowed when used memory > 'maxmemory'."
+    ]
+    assert unwrap("**Unhandled Runtime Error**\n`Error: NextRouter was not mounted.`") == [
+        "Unhandled Runtime Error",
+        "Error: NextRouter was not mounted.",
+    ]
+    wrapped = "script_phases.sh: line 86: /usr/local/bin/node\n: No such file or directory"
+    assert unwrap(wrapped) == [
+        "script_phases.sh: line 86: /usr/local/bin/node: No such file or directory"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # prose around a quoted error: the error
+        (
+            'I got "/bin/bash: /docker-entrypoint.sh: Permission denied" error.',
+            "/bin/bash: /docker-entrypoint.sh: Permission denied",
+        ),
+        (
+            "Postgres logs `FATAL: role \"root\" does not exist` every 10 seconds",
+            'FATAL: role "root" does not exist',
+        ),
+        # ... but not code or a log line that quotes a value
+        (
+            'called `Result::unwrap()` on an `Err` value: Os { code: 2, message: "No such file or directory" }',
+            'called `Result::unwrap()` on an `Err` value: Os { code: 2, message: "No such file or directory" }',
+        ),
+        # a Python traceback ends with its exception, whatever its class is called
+        (
+            'Traceback (most recent call last):\n  File "x.py", line 6, in <module>\n'
+            "    from app.models import Page\n"
+            "django.core.exceptions.AppRegistryNotReady: Apps aren't loaded yet.",
+            "django.core.exceptions.AppRegistryNotReady: Apps aren't loaded yet.",
+        ),
+        # a bare exception name takes its message from the (indented) next line
+        (
+            'Failure/Error: require "active_support"\n\nNameError:\n'
+            "  uninitialized constant ActiveSupport::LoggerThreadSafeLevel::Logger",
+            "NameError:\nuninitialized constant ActiveSupport::LoggerThreadSafeLevel::Logger",
+        ),
+        # a dumped error object's fields are not the message; its `message` field is
+        (
+            "{ [Error: ER_BAD_DB_ERROR: Unknown database 'books']\n  code: 'ER_BAD_DB_ERROR',\n"
+            "  errno: 1049,\n  fatal: true }",
+            "{ [Error: ER_BAD_DB_ERROR: Unknown database 'books']",
+        ),
+        (
+            '  name: \'error\',\n  message: "Ident authentication failed for user \\"app\\""',
+            'Ident authentication failed for user "app"',
+        ),
+        # an issue title's tag is not part of the error
+        ("[Bug] exec ./docker-entrypoint.sh: no such file or directory",
+         "exec ./docker-entrypoint.sh: no such file or directory"),
+    ],
+)  # fmt: skip
+def test_salient_of_real_pastes(text: str, expected: str) -> None:
+    assert salient(text) == expected
+
+
+def test_a_describe_listing_without_a_message_line_is_read_by_its_fields() -> None:
+    text = "    State:          Terminated\n      Reason:       OOMKilled\n      Exit Code:    137"
+    assert signature_lines(text).salient == [
+        "State:          Terminated",
+        "Reason:       OOMKilled",
+        "Exit Code:    137",
+    ]
+
+
+def test_a_banner_salient_line_yields_to_the_line_that_names_the_cause() -> None:
+    denied = "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository."
+    host = "Host key verification failed.\nfatal: Could not read from remote repository."
+    index = SignatureIndex([Candidate("key", denied), Candidate("host", host)])
+    [best, other] = index.rank(
+        "Host key verification failed.\r\nfatal: Could not read from remote repository.", 2
+    )
+    assert best.candidate.key == "host" and best.score > 2 * other.score
+
+
+def test_the_strong_fingerprint_is_the_whole_output_and_needs_a_name() -> None:
+    # the same error line with different output around it (another cause) is no exact match
+    bare = "AttributeError: module 'collections' has no attribute 'Callable'"
+    quoted = f'"{bare}" occurs for multiple reasons:'
+    assert strong_fingerprint(bare) != strong_fingerprint(quoted)
+    # frames and the source lines they quote do not count
+    one = f'Traceback (most recent call last):\n  File "/a/b.py", line 3, in f\n    x()\n{bare}'
+    assert strong_fingerprint(one) == strong_fingerprint(bare)
+    # a line that only says how something failed, not which thing, decides nothing alone
+    assert strong_fingerprint("Module parse failed: Unexpected token (4:2)") is None
