@@ -174,7 +174,7 @@ def features(text: str) -> Features:
         scale.pop(f"{kind}={value}", None)
     strong = [line for line in salient if not shared_by(line)]
     strong = strong or [line for line in found.secondary if not shared_by(line)][:1]
-    if not _specific(strong, names):
+    if not _specific(strong, telling(names)):
         strong = []
     else:  # the whole output: two causes can print the same error line, rarely the same output
         strong += [line for line in found.output if not shared_by(line)]
