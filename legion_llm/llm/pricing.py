@@ -107,23 +107,6 @@ class ModelInfo:
     def scale(self, cl100k_tokens: int) -> int:
         return math.ceil(cl100k_tokens * self.token_factor)
 
-    # the base rates, as columns of the table
-    @property
-    def input_per_mtok(self) -> float:
-        return self.rates.input
-
-    @property
-    def output_per_mtok(self) -> float:
-        return self.rates.output
-
-    @property
-    def cache_write_per_mtok(self) -> float:
-        return self.rates.cache_write
-
-    @property
-    def cache_read_per_mtok(self) -> float:
-        return self.rates.cache_read
-
 
 _M = 1_000_000
 _K200 = 200_000

@@ -123,6 +123,7 @@ class ClaudeHTTP:
         """One streamed call under the retry policy; failures become LLMUnavailableError.
         `on_partial` gets the usage of an attempt that failed after the API began answering."""
         import anthropic
+        import httpx2
         from tenacity import Retrying, retry_if_exception
 
         client = self.client()
@@ -144,8 +145,6 @@ class ClaudeHTTP:
 
         retrying = Retrying(retry=retry_if_exception(is_retryable), stop=stop, wait=self._wait,
                             sleep=self._sleep, reraise=True)  # fmt: skip
-        import httpx2
-
         try:
             message: Message = retrying(attempt)
             return message
