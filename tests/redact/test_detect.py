@@ -178,3 +178,52 @@ def test_no_value_needs_more_than_the_text_it_came_from() -> None:
     (finding,) = REDACTOR.find(SAMPLES[0].text)
     assert set(vars(finding)) == {"kind", "start", "end"}
     assert SAMPLES[0].text[finding.start : finding.end] == SAMPLES[0].secret
+
+
+def test_an_assignment_inside_another_value_is_found() -> None:
+    """`error: DB_PASSWORD=...` is how an agent's error output reads: the outer `error:` must
+    not swallow the inner assignment (nor `url: ...?access_token=...` its query)."""
+    password = draw(10, seed=40) + "!"
+    token = draw(40, seed=41)
+    assert REDACTOR.text(f"error: DB_PASSWORD={password} rejected") == (
+        "error: DB_PASSWORD=[REDACTED:password] rejected"
+    )
+    assert REDACTOR.text(f"env: SERVICE_TOKEN={token}") == "env: SERVICE_TOKEN=[REDACTED:token]"
+    assert REDACTOR.text(f"callback: https://x.io/cb?access_token={token}&state=1") == (
+        "callback: https://x.io/cb?access_token=[REDACTED:token]&state=1"
+    )
+
+
+def test_an_aws_secret_named_in_words_or_next_to_its_key_id() -> None:
+    key_id = p("AK", "IA") + draw(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=42)
+    secret = draw(20, seed=43) + "/" + draw(19, seed=47)
+    assert REDACTOR.text(f"AWS secret: {secret}") == "AWS secret: [REDACTED:aws-secret-key]"
+    assert REDACTOR.text(f"the AWS secret key is {secret}") == (
+        "the AWS secret key is [REDACTED:aws-secret-key]"
+    )
+    pair = "[REDACTED:aws-access-key-id] [REDACTED:aws-secret-key]"
+    assert (
+        REDACTOR.text(f"InvalidSignature for {key_id} {secret}") == f"InvalidSignature for {pair}"
+    )
+    assert REDACTOR.text(f"| {key_id} | {secret} |") == (
+        "| [REDACTED:aws-access-key-id] | [REDACTED:aws-secret-key] |"
+    )
+    sha = draw(40, HEX, seed=44)  # a commit hash after a key id is no secret
+    assert (
+        REDACTOR.text(f"{key_id} rotated in {sha}")
+        == f"[REDACTED:aws-access-key-id] rotated in {sha}"
+    )
+
+
+@pytest.mark.parametrize("cut", ["<br>", "\n", "\r\n", "\u2028"])
+def test_a_token_broken_by_a_line_break_goes_whole(cut: str) -> None:
+    token = p("gh", "p_") + draw(36, seed=45)
+    assert REDACTOR.text(f"token {token[:20]}{cut}{token[20:]} failed") == (
+        "token [REDACTED:github-token] failed"
+    )
+    key = p("sk", "_live_") + draw(24, seed=46)
+    assert REDACTOR.text(f"| charged with {key[:12]}{cut}{key[12:]}. |") == (
+        "| charged with [REDACTED:stripe-key]. |"
+    )
+    whole = f"push with {token}{cut}Next line"  # a whole token keeps the word after the break
+    assert REDACTOR.text(whole) == f"push with [REDACTED:github-token]{cut}Next line"

@@ -14,6 +14,14 @@ from tests.conftest import FIXTURES, REALWORLD, REPO
 
 REDACTOR = Redactor()
 CORPORA = ["phases", "errors", "missions", "distill", "demo-project"]
+# Not false positives: a fake token planted on purpose, in the gitleaks output a phase quotes
+# (gitleaks itself reports it as generic-api-key). A secret-shaped literal is redacted whoever
+# says it is fake.
+PLANTED = {
+    "phases": [
+        "requirement-id-styles/.planning/phases/01-repo-hygiene-and-docs/01-03-SUMMARY.md:48: token"
+    ]
+}
 
 
 def texts(folder: Path) -> dict[str, str]:
@@ -36,7 +44,7 @@ def findings(corpus: dict[str, str]) -> list[str]:
 def test_fixture_corpora_have_no_redaction(name: str) -> None:
     corpus = texts(FIXTURES / name)
     assert len(corpus) >= 3
-    assert findings(corpus) == []
+    assert findings(corpus) == PLANTED.get(name, [])
 
 
 @pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
@@ -62,4 +70,5 @@ def test_the_repository_itself_holds_no_secret() -> None:
             except UnicodeDecodeError:
                 continue
     assert len(corpus) > 100
-    assert findings(corpus) == []
+    planted = [f"fixtures/phases/{item}" for item in PLANTED["phases"]]
+    assert findings(corpus) == planted

@@ -50,3 +50,31 @@ def test_errors_add_then_match_across_tokens(cli: Any, demo_project: Path) -> No
                 "--json")  # fmt: skip
     best = found.json["data"]["matches"][0]
     assert best["id"] == added.json["data"]["record"]["id"] and best["fix"] == "Rotate the key"
+
+
+def signed_failure(seed: int) -> tuple[str, str]:
+    """A boto error naming the key id and its secret, as an agent pastes it, and the secret."""
+    key_id = p("AK", "IA") + draw(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=seed)
+    secret = draw(20, seed=seed + 1) + "/" + draw(19, seed=seed + 2)
+    password = draw(10, seed=seed + 3) + "!"
+    text = (
+        "botocore.exceptions.ClientError: SignatureDoesNotMatch for "
+        f"{key_id} {secret}\nerror: DB_PASSWORD={password} rejected by db"
+    )
+    return text, secret + " " + password
+
+
+def test_errors_add_and_match_hide_an_aws_pair_and_a_nested_password(
+    cli: Any, demo_project: Path
+) -> None:
+    text, secrets = signed_failure(10)
+    added = cli("errors", "add", "--signature", text, "--fix", f"AWS secret: {secrets.split()[0]}",
+                "--agent", "dev", "--engine", "offline", "--root", demo_project, "--json")  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    stored = (demo_project / ".planning/memory/ERRORS.md").read_text(encoding="utf-8")
+    assert not [s for s in secrets.split() if s in stored or s in added.stdout]
+    assert "aws-secret-key in fix" in added.stderr and "password in error_signature" in added.stderr
+    other, _ = signed_failure(20)  # new credentials, the same error
+    found = cli("errors", "match", other, "--engine", "offline", "--root", demo_project, "--json")
+    best = found.json["data"]["matches"][0]
+    assert best["id"] == added.json["data"]["record"]["id"] and best["exact"]

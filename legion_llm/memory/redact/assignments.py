@@ -19,7 +19,8 @@ Span = tuple[str, int, int]  # kind, start, end of the secret
 
 # fmt: off
 _ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=nq)[*_`]{0,2}"
+    r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>(?:[A-Za-z_][A-Za-z0-9_.-]{0,52}?)?"
+    r"(?i:pass(?:word|wd|phrase)?|pwd?|secret|token|key)[_.-]*)(?P=nq)[*_`]{0,2}"
     r"[ \t]*(?::=|=>|\?=|:(?!:)|(?<![=!<>])=(?!=))[ \t]*[*_]{0,2}[ \t]*"
     r"(?:(?P<q>[\"'])(?P<quoted>[^\"'`\r\n]{1,300}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,300})(?![(\w]))"
 )
@@ -50,6 +51,8 @@ _REFERENCE = re.compile(
 _PATH = re.compile(r"^(?:\.{0,2}/|~/|[A-Za-z]:\\)|\.[a-z]{1,5}$|^[\w.-]+(?:/[\w.-]+)+/?$")
 _SPLIT = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])")
 # fmt: on
+# The name must end in a secret-sounding word (name_kind decides which it is): any other name's
+# value is not consumed, so `error: DB_PASSWORD=...` and `url: ...?access_token=...` are found.
 
 _PASSWORD_ENDINGS = ("password", "passwd", "passphrase")
 STRONG = frozenset({"password", "secret", "private-key"})

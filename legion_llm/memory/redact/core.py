@@ -84,6 +84,39 @@ def _rule_spans(rule: Rule, text: str) -> Iterator[Span]:
         yield rule.kind, start, end
 
 
+# A token cut in two by one line break (a wrapped terminal line, a `<br>` in a table cell): the
+# part before the break, then the break, then the rest. Only a part too short to be a token alone
+# is joined, so a whole token never takes the first word of the next line.
+_TOKEN_CHARS = r"[A-Za-z0-9_.+/=-]"
+_WRAPPED = re.compile(
+    rf"(?<!{_TOKEN_CHARS})({_TOKEN_CHARS}{{6,}})"
+    r"(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|(?i:<br\s*/?>))"
+    rf"({_TOKEN_CHARS}{{4,}})"
+)
+
+
+def _wrapped_spans(text: str) -> Iterator[Span]:
+    for found in _WRAPPED.finditer(text):
+        left, right = found[1], found[2]
+        low = left.lower()
+        rules = [rule for rule in RULES if any(keyword in low for keyword in rule.keywords)]
+        if not rules or any(next(_rule_spans(rule, left), None) for rule in rules):
+            continue
+        joined = _joined_token(rules, left + right, len(left))
+        if joined is not None:
+            kind, start, end = joined
+            yield kind, found.start(1) + start, found.start(2) + end - len(left)
+
+
+def _joined_token(rules: Sequence[Rule], joined: str, cut: int) -> Span | None:
+    """The first token the rules find in `joined` that runs across `cut`."""
+    for rule in rules:
+        for kind, start, end in _rule_spans(rule, joined):
+            if start < cut < end:
+                return kind, start, end
+    return None
+
+
 MAX_PASSES = 4
 
 
@@ -124,6 +157,7 @@ class Redactor:
     def candidates(self, text: str) -> Iterator[Span]:
         """Every rule's findings, most specific rule first (it wins an overlap)."""
         low = text.lower()
+        yield from _wrapped_spans(text)
         for rule in RULES:
             if any(keyword in low for keyword in rule.keywords):
                 yield from _rule_spans(rule, text)
