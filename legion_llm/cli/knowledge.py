@@ -237,12 +237,13 @@ def errors_match(
 def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandResult:
     """`errors match` for the CLI and the MCP server."""
     from legion_llm.cli.host import judge_request
+    from legion_llm.memory.redact import project_redactor
     from legion_llm.pipeline.errmatch import close_calls_to_judge, match_error
 
     loaded = read_knowledge(ERRORS, c.paths.errors)
     judged = match_error(loaded.records, text, llm.open().engine if loaded.records else None, limit)
     data: dict[str, Any] = {"matches": [j.to_dict() for j in judged if j.same]}
-    close_calls = close_calls_to_judge(text, judged)
+    close_calls = close_calls_to_judge(text, judged, project_redactor(c.root))
     if close_calls:  # no model judged them: the calling agent can (host engine)
         data["to_judge"] = judge_request(close_calls)
     warnings = list(loaded.warnings)

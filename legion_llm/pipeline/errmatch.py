@@ -23,6 +23,7 @@ from legion_llm.llm.errors import BudgetExceededError
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.knowledge.read import KnowledgeRecord
 from legion_llm.memory.knowledge.store import Decide, candidates_of
+from legion_llm.memory.redact import Redactor
 from legion_llm.memory.signatures.match import (
     JUDGE_FLOOR,
     Match,
@@ -145,10 +146,13 @@ def _offline_candidate(number: int, judged: JudgedMatch) -> dict[str, Any]:
             "offline_verdict": judged.same}  # fmt: skip
 
 
-def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> dict[str, Any] | None:
+def close_calls_to_judge(
+    error_text: str, judged: list[JudgedMatch], redactor: Redactor
+) -> dict[str, Any] | None:
     """When no model judged the close candidates (no engine, or the offline one), the one call a
     model would have been asked, so that the calling agent can judge them itself (host engine):
-    the candidates with their offline verdicts, and the rendered prompt's user text."""
+    the candidates with their offline verdicts, and the rendered prompt's user text, redacted
+    as every prompt is (the agent is a model too)."""
     from legion_llm.llm.prompts import load_prompt
 
     matches = [j.match for j in judged]
@@ -158,7 +162,7 @@ def close_calls_to_judge(error_text: str, judged: list[JudgedMatch]) -> dict[str
     variables = {"new_error": _clip(error_text), "candidates": _listing([j.match for j in close])}
     return {
         "candidates": [_offline_candidate(n, j) for n, j in enumerate(close, start=1)],
-        "inputs": load_prompt(PROMPT).render(variables).user,
+        "inputs": redactor.text(load_prompt(PROMPT).render(variables).user),
     }
 
 
