@@ -130,3 +130,32 @@ def test_every_sample_kind_is_found_by_scan(cli: Any, project: Path) -> None:
     result = cli("scan", "--root", project, "--json")
     kinds = [f["kind"] for f in result.json["data"]["findings"]]
     assert kinds == [s.kind for s in SAMPLES]
+
+
+def test_one_bad_byte_hides_no_secret_and_fix_keeps_that_byte(cli: Any, project: Path) -> None:
+    """A stray Latin-1 byte in a memory file must not turn `scan` into a green light."""
+    memory = project / ".planning/memory"
+    memory.mkdir(parents=True)
+    patterns = memory / "PATTERNS.md"
+    token = sample("github-token")
+    patterns.write_bytes(b"# Patterns\n\ncaf\xe9 notes\n" + token.text.encode() + b"\n")
+    found = cli("scan", "--root", project, "--json")
+    assert found.exit_code == 1
+    assert found.json["data"]["findings"] == [
+        {"path": ".planning/memory/PATTERNS.md", "line": 4, "kind": "github-token"}
+    ]
+    assert "PATTERNS.md line 3 is not UTF-8 text (byte 0xe9)" in found.stderr
+    fixed = cli("scan", "--fix", "--root", project)
+    assert fixed.exit_code == 0, fixed.stderr
+    assert patterns.read_bytes() == (
+        b"# Patterns\n\ncaf\xe9 notes\n" + token.redacted.encode() + b"\n"
+    )
+
+
+def test_a_file_that_cannot_be_scanned_fails_the_gate(cli: Any, project: Path) -> None:
+    memory = project / ".planning/memory"
+    memory.mkdir(parents=True)
+    (memory / "RETRO.md").write_bytes(b"\xff\xfe\x00bad")
+    result = cli("scan", "--root", project, "--json")
+    assert result.exit_code == 1  # CI must not pass a file it did not look at
+    assert result.json["data"]["unscanned"] == [".planning/memory/RETRO.md"]

@@ -1,7 +1,10 @@
 """`legion-llm scan [--fix]`: secrets already written into the memory files and compacted
 summaries, listed by file, line and kind (never the value); `fix` redacts them in place, each
 file re-read and replaced atomically under its folder's lock. Only the secrets change: line
-endings, a byte-order mark and every other character stay as they were.
+endings, a byte-order mark, a byte that is not UTF-8 and every other character stay as they were.
+
+A line that is not UTF-8 is one warning and the rest of its file is scanned; a file that cannot be
+scanned at all (binary, unreadable) is listed as unscanned and keeps the scan from passing.
 """
 
 from __future__ import annotations
@@ -11,7 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from legion_llm.memory.files import atomic_write, locked
+from legion_llm.memory.files import (
+    atomic_write,
+    locked,
+    read_bytes,
+    read_problem,
+    undecodable_lines,
+)
 from legion_llm.memory.redact.core import Redactor
 from legion_llm.project import MISSION_CONTROL, PLANNING, MemoryPaths
 
@@ -31,12 +40,14 @@ class ScanReport:
     files: list[str] = field(default_factory=list)
     found: list[Found] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)  # files rewritten by --fix
+    unscanned: list[str] = field(default_factory=list)  # files that could not be read as text
     warnings: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        """Nothing left in the files: none found, or every one fixed."""
-        return not self.found or {f.path for f in self.found} <= set(self.fixed)
+        """Nothing left in the files: every file scanned, and none found or every one fixed."""
+        fixed = not self.found or {f.path for f in self.found} <= set(self.fixed)
+        return fixed and not self.unscanned
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -44,6 +55,7 @@ class ScanReport:
             "findings": [f.to_dict() for f in self.found],
             "total": len(self.found),
             "fixed_files": self.fixed,
+            "unscanned": self.unscanned,
             "clean": self.clean,
         }
 
@@ -67,18 +79,35 @@ def _markdown(folder: Path, *, recursive: bool) -> Iterator[Path]:
         yield from folder.rglob("*.md") if recursive else folder.glob("*.md")
 
 
-def _text(path: Path, report: ScanReport, name: str) -> str | None:
-    """The file as text, byte-order mark and line endings included; None (and a warning) when
-    it cannot be read as UTF-8."""
+def _text(root: Path, path: Path) -> str:
+    """The file as text, byte-order mark and line endings included, a byte that is not UTF-8
+    kept as a lone surrogate (written back as that byte); OSError or UnicodeDecodeError (a
+    binary file) when it cannot be scanned."""
+    data = read_bytes(path, root=root) or b""
+    if b"\x00" in data:
+        raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), len(data), "binary")
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _not_scanned(name: str, exc: OSError | UnicodeDecodeError) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"warning: {name} was not scanned (not UTF-8 text)"
+    return f"warning: {name} {read_problem(exc)}; it was not scanned"
+
+
+def _read(root: Path, path: Path, report: ScanReport, name: str) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
+        text = _text(root, path)
     except (OSError, UnicodeDecodeError) as exc:
-        report.warnings.append(f"warning: {name} was not scanned ({_reason(exc)})")
+        report.warnings.append(_not_scanned(name, exc))
+        report.unscanned.append(name)
         return None
-
-
-def _reason(exc: OSError | UnicodeDecodeError) -> str:
-    return "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc.strerror or exc)
+    for line, byte in undecodable_lines(text.split("\n")).items():
+        report.warnings.append(
+            f"warning: {name} line {line + 1} is not UTF-8 text (byte 0x{byte:02x}); "
+            "the rest of the file was scanned"
+        )
+    return text
 
 
 def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
@@ -86,7 +115,7 @@ def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
     for path in memory_files(root):
         name = path.relative_to(root).as_posix()
         report.files.append(name)
-        text = _text(path, report, name)
+        text = _read(root, path, report, name)
         if text is None:
             continue
         findings = redactor.find(text)
@@ -95,7 +124,8 @@ def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
             try:
                 _fix(root, path, redactor)
             except (OSError, UnicodeDecodeError) as exc:
-                report.warnings.append(f"warning: could not fix {name} ({_reason(exc)})")
+                reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror
+                report.warnings.append(f"warning: could not fix {name} ({reason or exc})")
                 continue
             report.fixed.append(name)
     return report
@@ -105,7 +135,7 @@ def _fix(root: Path, path: Path, redactor: Redactor) -> None:
     """Redact one file in place: read again under the lock (another writer may have added a
     row since the scan), replace atomically."""
     with locked(path.parent, root=root):
-        text = path.read_bytes().decode("utf-8")
+        text = _text(root, path)
         done = redactor.redact(text)
         if done.text != text:
-            atomic_write(path, done.text, root=root)
+            atomic_write(path, done.text, root=root, keep_undecodable=True)
