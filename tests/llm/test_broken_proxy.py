@@ -86,3 +86,16 @@ def test_llm_commands_meet_a_broken_proxy_with_a_notice_or_one_error_line(
     forced = cli(*args)
     assert forced.exit_code == 4
     assert forced.stderr.count("\n") == 1 and forced.stderr.startswith("error: Claude API")
+
+
+@pytest.mark.parametrize("name", NOT_ANSWERS)
+def test_a_proxy_that_answers_every_route_with_its_page_is_unavailable_too(
+    name: str, api: respx.MockRouter, claude: Make, collected: Notices
+) -> None:
+    """A captive portal answers the token count as it answers the call: the count is given up
+    (estimates), the call is the one notice and the offline engine; no internal error."""
+    api.post("/v1/messages/count_tokens").mock(return_value=NOT_ANSWERS[name])
+    api.post("/v1/messages").mock(return_value=NOT_ANSWERS[name])
+    engine = claude("auto")
+    assert engine.ask(SelfTestReply, PROMPT, {"word": "legion"}).engine == "offline"
+    assert len(collected.messages) == 1 and "HTTP 200" in collected.messages[0]

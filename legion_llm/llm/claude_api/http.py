@@ -109,9 +109,11 @@ class ClaudeHTTP:
         timeout = min(COUNT_TIMEOUT_S, self.config.stall_timeout_s)
         try:
             client = self.client().with_options(max_retries=0, timeout=timeout)
-            counted = client.messages.count_tokens(**params).input_tokens
+            counted = getattr(client.messages.count_tokens(**params), "input_tokens", None)
         except (anthropic.APIError, httpx2.HTTPError, ValueError, TypeError):
-            self.counting = False  # unreachable or unsupported here: estimates for the rest
+            counted = None
+        if not isinstance(counted, int):  # unreachable, unsupported, or a proxy's page (a str)
+            self.counting = False  # estimates for the rest
             return None
         self._counts[key] = int(counted)
         return self._counts[key]
