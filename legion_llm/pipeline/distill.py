@@ -25,12 +25,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from legion_llm.errors import InputError
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.catalog import CatalogAgent, load_catalog
-from legion_llm.memory.files import undecodable_refusal
-from legion_llm.memory.knowledge.read import PATTERNS, KnowledgeRecord, read_knowledge
+from legion_llm.memory.knowledge.read import PATTERNS, KnowledgeRecord
+from legion_llm.memory.knowledge.store import read_for_write
 from legion_llm.memory.outcomes.distill_candidates import (
     CROSS_DIVISION,
     HIGH_IMPORTANCE,
@@ -104,13 +103,7 @@ class Prepared:
 def prepare(paths: MemoryPaths, catalog: dict[str, CatalogAgent]) -> Prepared:
     outcomes = read_outcomes(paths.outcomes)
     archive = read_outcomes(paths.archive)
-    patterns = read_knowledge(PATTERNS, paths.patterns)
-    if patterns.exists and patterns.doc is None:
-        raise InputError(
-            f"{paths.patterns.name} could not be parsed; fix it by hand before distilling"
-        )
-    if patterns.undecodable:  # a store into it would be refused after the engine's work
-        raise InputError(undecodable_refusal(paths.patterns.name, patterns.undecodable))
+    patterns = read_for_write(PATTERNS, paths.patterns)  # refused now, not after the engine's work
     known = {r.id for r in [*outcomes.records, *archive.records] if r.id}
     selection = select_candidates(outcomes.records, catalog, cited_ids(patterns.records))
     warnings = [*outcomes.warnings, *archive.warnings, *patterns.warnings]

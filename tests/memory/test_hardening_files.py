@@ -286,3 +286,38 @@ def test_a_chmod_000_learning_says_permission_denied(project: MemoryPaths) -> No
     finally:
         path.chmod(0o644)
     assert len(found.warnings) == 1 and "permission denied" in found.warnings[0].lower()
+
+
+@pytest.mark.parametrize("command", ["patterns", "errors", "preferences"])
+def test_a_store_into_a_knowledge_file_that_cannot_be_read_says_why(
+    command: str, project: MemoryPaths, tmp_path: Path, cli: Any
+) -> None:
+    """Not "could not be parsed" (that sends the user to fix a file that is fine): the reason."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("# mine\n")
+    args = {
+        "patterns": ["--pattern", "p", "--context", "c", "--reuse-criteria", "r"],
+        "errors": ["--signature", "Error: x", "--fix", "f", "--agent", "dev"],
+        "preferences": ["--decision-point", "review-verdict", "--context", "c", "--proposed",
+                        "p", "--user-choice", "u", "--signal", "positive", "--agent", "dev"],
+    }[command]  # fmt: skip
+    target = project.memory_dir / f"{command.upper()}.md"
+    target.symlink_to(outside)
+    linked = cli(command, "add", *args, "--root", project.root)
+    assert linked.exit_code != 0 and "could not be parsed" not in linked.stderr
+    assert f"{target.name} leads outside the project root" in linked.stderr
+    assert outside.read_text() == "# mine\n"
+    target.unlink()
+    os.mkfifo(target)
+    fifo = unblocking(lambda: cli(command, "add", *args, "--root", project.root), [target])
+    assert fifo.exit_code != 0 and f"{target.name} is not a regular file (a FIFO)" in fifo.stderr
+
+
+def test_distill_into_a_patterns_file_that_cannot_be_read_says_why(
+    project: MemoryPaths, tmp_path: Path, cli: Any
+) -> None:
+    (tmp_path / "outside.md").write_text("# mine\n")
+    project.patterns.symlink_to(tmp_path / "outside.md")
+    result = cli("distill", "--engine", "offline", "--root", project.root)
+    assert result.exit_code != 0 and "could not be parsed" not in result.stderr
+    assert "PATTERNS.md leads outside the project root" in result.stderr

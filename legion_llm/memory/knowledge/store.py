@@ -13,7 +13,13 @@ from datetime import date
 from pathlib import Path
 
 from legion_llm.errors import InputError
-from legion_llm.memory.files import locked, undecodable_refusal, write_or_fail
+from legion_llm.memory.files import (
+    locked,
+    read_problem,
+    read_text_keeping,
+    undecodable_refusal,
+    write_or_fail,
+)
 from legion_llm.memory.gitinfo import current_branch
 from legion_llm.memory.knowledge.read import (
     COLUMN_ALIASES,
@@ -25,7 +31,6 @@ from legion_llm.memory.knowledge.read import (
     KnowledgeKind,
     KnowledgeRecord,
     parse_knowledge,
-    read_knowledge,
 )
 from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.match import (
@@ -129,7 +134,7 @@ def add_knowledge(
     clean["branch"] = branch or current_branch(paths.root)
     path = paths.memory_dir / kind.file_name
     with locked(paths.memory_dir, root=paths.root):
-        current = _read_for_write(kind, path)
+        current = read_for_write(kind, path)
         current.warnings.extend(write_warning(redactor, hits, kind.file_name))
         if kind is ERRORS:
             duplicate = find_duplicate(clean["error_signature"], current.records, decide)
@@ -149,12 +154,14 @@ def _cell(values: dict[str, str], column: str) -> str:
     return values.get(COLUMN_ALIASES.get(column, column), "")
 
 
-def _read_for_write(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
-    current = read_knowledge(kind, path)
-    if not current.exists:
-        return parse_knowledge(kind, path, "")
-    if current.doc is None:
-        raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
+def read_for_write(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
+    """The file a store (or distill) is about to write into; InputError when it cannot be read
+    (saying why) or holds a line that is not UTF-8 (a rewrite would change it)."""
+    try:
+        text = read_text_keeping(path)
+    except OSError as exc:  # a link out of the root, a FIFO, no permission: say which
+        raise InputError(f"{path.name} {read_problem(exc)}; nothing was written") from exc
+    current = parse_knowledge(kind, path, text or "")
     if current.undecodable:
         raise InputError(undecodable_refusal(path.name, current.undecodable))
     return current
