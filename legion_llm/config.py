@@ -52,6 +52,8 @@ def load_settings(path: Path) -> Settings:
         return Settings(
             warnings=(f"Warning: {path.name} is not valid JSON ({exc.msg}); using defaults.",)
         )
+    except RecursionError:  # a hostile file: the decoder recurses per level
+        return Settings(warnings=(f"Warning: {path.name} is nested too deeply; using defaults.",))
     memory = raw.get("memory") if isinstance(raw, dict) else None
     if not isinstance(memory, dict):
         return Settings()

@@ -149,12 +149,16 @@ def read_proposal(source: str, ticket: str | None) -> tuple[str, Any]:
         raise InputError(f"--proposal {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"--proposal {source} is not UTF-8 text") from None
+    from legion_llm.memory.untrusted import UntrustedInputError, load_json
+
     try:
-        data = json.loads(text)
+        data = load_json(text)  # bounded: the proposal comes from an agent
     except json.JSONDecodeError as exc:
         raise InputError(
             f"--proposal {source} is not JSON ({exc.msg}, line {exc.lineno})"
         ) from None
+    except UntrustedInputError as exc:
+        raise InputError(f"--proposal {source} {exc}") from None
     if ticket is not None:
         return ticket, data
     if (

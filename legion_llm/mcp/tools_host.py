@@ -38,14 +38,17 @@ Mission = Annotated[
 
 
 def _proposal(value: dict[str, Any] | list[dict[str, Any]] | str) -> Any:
+    from legion_llm.errors import InputError
+    from legion_llm.memory.untrusted import UntrustedInputError, load_json
+
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return load_json(value)  # bounded: the proposal comes from an agent
     except json.JSONDecodeError as exc:
-        from legion_llm.errors import InputError
-
         raise InputError(f"the proposal is not JSON ({exc.msg})") from None
+    except UntrustedInputError as exc:
+        raise InputError(f"the proposal {exc}") from None
 
 
 class HostTools:

@@ -71,3 +71,27 @@ def test_huge_error_text_is_bounded_at_both_ends() -> None:
         "FinalError: the last line too"
     )
     assert all(len(line) <= MAX_LINE for line in kept.split("\n"))
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # JSON past the decoder's recursion limit
+
+
+def test_a_deeply_nested_settings_file_is_one_warning(cli: Any, demo_project: Path) -> None:
+    """settings.json comes with the repository: a hostile one must not stop every write."""
+    (demo_project / "settings.json").write_text(DEEP, encoding="utf-8")
+    result = cli("outcomes", "add", "--phase", "4", "--plan", "04-03", "--agent", "dev",
+                 "--outcome", "success", "--summary", "stored", "--root", demo_project)  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "Warning: settings.json is nested too deeply" in result.stderr
+
+
+def test_a_deeply_nested_host_proposal_is_one_error_line(cli: Any, demo_project: Path) -> None:
+    """A proposal comes from an agent (a model): as untrusted as any file."""
+    proposal = demo_project / "proposal.json"
+    proposal.write_text(DEEP, encoding="utf-8")
+    result = cli(
+        "compact", "3", "--proposal", proposal, "--ticket", "lt1.x", "--root", demo_project
+    )
+    assert result.exit_code == 1, result.stderr
+    assert result.stderr.startswith("error: --proposal") and "nested deeper" in result.stderr
+    assert "internal error" not in result.stderr and result.stderr.count("\n") == 1

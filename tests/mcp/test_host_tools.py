@@ -102,3 +102,15 @@ def test_distill_and_learnings_over_mcp(tmp_path: Path) -> None:
         extracted["written"] or extracted["reinforced"]
     )
     assert "outside the project root" in seen["outside"]
+
+
+def test_a_deeply_nested_proposal_string_is_a_tool_error(tmp_path: Path) -> None:
+    from tests.cli.test_robustness import DEEP
+    from tests.mcp.inprocess import call_tool
+
+    root, _ = demo(tmp_path)
+    request = call_tool(root, "compact_prepare", {"phase": "3", "today": TODAY})
+    ticket = request.data["data"]["ticket"]
+    result = call_tool(root, "compact_submit", {"ticket": ticket, "proposal": DEEP})
+    assert result.is_error and "nested deeper than 32 levels" in result.text
+    assert "internal error" not in result.text and not (root / COMPACTED).exists()
