@@ -151,6 +151,8 @@ def parse_reply(text: str, schema: type[T], prompt: str) -> tuple[T | None, str]
         data = json.loads(candidate[start : end + 1])
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg})"
+    except RecursionError:  # a broken model's answer, deeper than the decoder goes
+        return None, "not valid JSON (nested too deeply)"
     try:
         return schema.model_validate(data), ""
     except ValidationError as exc:

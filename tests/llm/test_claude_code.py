@@ -220,3 +220,12 @@ def test_the_cli_can_be_named_by_a_setting(
     assert ask(engine(LEGION_LLM_CLAUDE=str(stub.path))).engine == "claude-code"
     with pytest.raises(ClaudeCodeSetupError, match="LEGION_LLM_CLAUDE names '/no/claude'"):
         engine(LEGION_LLM_CLAUDE="/no/claude")
+
+
+def test_an_answer_nested_past_the_decoders_limit_has_no_structured_output(
+    stub: StubClaude,
+) -> None:
+    """A broken model's JSON, deeper than json can decode: a typed failure, not a crash."""
+    stub.script(reply("text", text='{"a": ' * 5000 + "1" + "}" * 5000))
+    with pytest.raises(NoToolCallError, match="has no structured output"):
+        ask(engine())

@@ -109,3 +109,11 @@ def test_a_client_without_sampling_gets_offline_and_the_host_tools(tmp_path: Pat
 
     message = with_server(root, cwd, forced, env=AUTO)
     assert message.endswith("this MCP client does not declare the sampling capability")
+
+
+def test_a_sampled_answer_nested_past_the_decoders_limit_is_unusable(tmp_path: Path) -> None:
+    root, cwd = demo(tmp_path)
+    deep = '{"a": ' * 5000 + "1" + "}" * 5000
+    result = compact(root, cwd, Client(deep, deep))
+    assert result["data"]["engine"] == "offline" and result["data"]["fell_back"] is True
+    assert any("was unusable" in w for w in result["warnings"])

@@ -170,6 +170,6 @@ def structured_output(envelope: dict[str, Any]) -> object:
     if isinstance(result, str):
         try:
             return json.loads(result)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # no JSON, or deeper than json goes
             pass
     return NO_OUTPUT
