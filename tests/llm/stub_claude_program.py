@@ -7,7 +7,7 @@ from the real CLI (see tests/llm/test_claude_code_real.py, which checks the real
   (a CLI too old for `--json-schema` lists neither, and treats `auth status` as a prompt);
 - `auth status` prints {"loggedIn", "authMethod", "apiProvider"} and exits 1 when logged out;
 - options are parsed like commander: an unknown option is "error: unknown option '--x'" on
-  stderr, exit 1; `--json-schema` must be valid JSON;
+  stderr, exit 1; `--json-schema` and `--settings` (a JSON string here) must be valid JSON;
 - `-p --output-format json` reads the prompt on stdin and prints one JSON result envelope:
   `type`, `subtype`, `is_error`, `api_error_status`, `result`, `structured_output`,
   `total_cost_usd`, `usage`, `modelUsage`, ... (exit 1 when `is_error`).
@@ -24,10 +24,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 VALUED = {"--output-format", "--json-schema", "--model", "--system-prompt", "--max-budget-usd",
-          "--effort", "--append-system-prompt", "--permission-mode", "--setting-sources"}  # fmt: skip
+          "--effort", "--append-system-prompt", "--permission-mode", "--setting-sources",
+          "--settings"}  # fmt: skip
 VARIADIC = {"--tools", "--allowed-tools", "--disallowed-tools"}
 FLAGS = {"-p", "--print", "--no-session-persistence", "--verbose", "-h", "--help", "-v",
-         "--version"}  # fmt: skip
+         "--version", "--strict-mcp-config"}  # fmt: skip
 NEW_OPTIONS = {"--json-schema", "--max-budget-usd", "--no-session-persistence", "--tools"}
 ENV_SEEN = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
             "CLAUDE_CODE_DISABLE_AUTO_MEMORY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
@@ -136,11 +137,11 @@ def envelope(reply: dict[str, Any], model: str) -> dict[str, Any]:
 def print_mode(options: dict[str, Any], state: dict[str, Any]) -> None:
     if options.get("--output-format") != "json":
         fail("stub: only --output-format json is scripted", 2)
-    if "--json-schema" in options:
+    for name in ("--json-schema", "--settings"):
         try:
-            json.loads(options["--json-schema"])
+            json.loads(options.get(name, "{}"))
         except json.JSONDecodeError as exc:
-            fail(f"Error: --json-schema is not valid JSON: {exc}")
+            fail(f"Error: {name} is not valid JSON: {exc}")
     prompt = sys.stdin.read()
     replies = state["replies"]
     reply = replies[min(len(print_calls()), len(replies) - 1)]

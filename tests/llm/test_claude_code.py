@@ -62,6 +62,10 @@ def test_a_success_follows_the_real_argv_and_reports_the_cost(stub: StubClaude) 
     assert argv[:4] == ["-p", "--output-format", "json", "--json-schema"]
     assert option(argv, "--model") == DEFAULT_MODEL and option(argv, "--tools") == ""
     assert "--no-session-persistence" in argv and "--max-budget-usd" not in argv
+    # the user's MCP servers, hooks and output style stay out (the real CLI: test_claude_code_real)
+    assert "--strict-mcp-config" in argv and "--mcp-config" not in argv
+    assert json.loads(option(argv, "--settings")) == {"disableAllHooks": True,
+                                                      "outputStyle": "default"}  # fmt: skip
     prompt = load_prompt(PROMPT).render({"word": "legion"})
     assert option(argv, "--system-prompt") == prompt.system  # ours replaces the default
     assert call["stdin"] == prompt.user  # the prompt goes on stdin, not in argv

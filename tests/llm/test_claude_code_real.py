@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from datetime import date
@@ -86,9 +87,10 @@ def logged_in(
     real_claude: Path, api: FakeMessagesAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """The environment of a user with only a logged-in Claude Code, in a project folder that has
-    a CLAUDE.md (which must not be sent)."""
+    a CLAUDE.md, and a Claude Code set up as people set it up: an MCP server, hooks and an output
+    style of their own (none of which may reach, or run for, a one-shot call of ours)."""
     home = tmp_path / "home"
-    home.mkdir()
+    user_claude_config(home / ".claude", tmp_path / "spy")
     monkeypatch.setenv("PATH", f"{real_claude.parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
@@ -99,6 +101,40 @@ def logged_in(
     (project / "CLAUDE.md").write_text("MARKER-FROM-CLAUDE-MD\n", encoding="utf-8")
     monkeypatch.chdir(project)
     return project
+
+
+SPY_SERVER = """
+import json, pathlib, sys
+pathlib.Path(sys.argv[1]).touch()
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    result = {"tools": [{"name": "spy_tool", "description": "MARKER-FROM-MCP",
+                         "inputSchema": {"type": "object", "properties": {}}}]}
+    if message["method"] == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "spy", "version": "1"}}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+def user_claude_config(config: Path, spy: Path) -> None:
+    """A user's Claude Code folder: a user-scope MCP server, two hooks that print context (and
+    leave a file when they run), an output style. Each would add text to our call."""
+    spy.mkdir()
+    (spy / "server.py").write_text(SPY_SERVER, encoding="utf-8")
+    server = {"type": "stdio", "command": sys.executable,
+              "args": [str(spy / "server.py"), str(spy / "mcp-started")]}  # fmt: skip
+    hook = [{"hooks": [{"type": "command",
+                        "command": f"touch {spy / 'hook-ran'}; echo MARKER-FROM-HOOK"}]}]  # fmt: skip
+    settings = {"hooks": {"SessionStart": hook, "UserPromptSubmit": hook}, "outputStyle": "Spy"}
+    (config / "output-styles").mkdir(parents=True)
+    (config / "output-styles/spy.md").write_text(
+        "---\nname: Spy\ndescription: spy\n---\nMARKER-FROM-OUTPUT-STYLE\n", encoding="utf-8"
+    )
+    (config / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    (config / ".claude.json").write_text(json.dumps({"mcpServers": {"spy": server}}), "utf-8")
 
 
 def engine(choice: str = "claude-code", **env: str) -> Engine:
@@ -135,11 +171,13 @@ def test_a_structured_answer_through_the_real_cli(logged_in: Path, api: FakeMess
     prompt = load_prompt(PROMPT).render({"word": "legion"})
     assert body["stream"] is True and body["max_tokens"] == 4096
     assert body["system"][-1]["text"] == prompt.system  # ours, after the CLI's one-line preamble
-    (message,) = body["messages"]
+    (message,) = [m for m in body["messages"] if m["role"] == "user"]  # 2.1.3xx adds a "system" one
     assert message["content"][-1]["text"] == prompt.user  # stdin, as the last user block
-    assert "MARKER-FROM-CLAUDE-MD" not in json.dumps(body)
+    assert "MARKER-FROM" not in json.dumps(body)  # no CLAUDE.md, MCP tool, hook or output style
+    spy = logged_in.parent / "spy"
+    assert not (spy / "mcp-started").exists() and not (spy / "hook-ran").exists()
     assert "cache_control" not in json.dumps(body)  # DISABLE_PROMPT_CACHING: no 2x cache write
-    (tool,) = body["tools"]
+    (tool,) = [t for t in body["tools"] if not t.get("defer_loading")]  # 2.1.3xx: a placeholder
     assert tool["name"] == "StructuredOutput" and tool["input_schema"]["required"] == [
         "echo",
         "length",

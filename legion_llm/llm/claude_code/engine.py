@@ -1,14 +1,21 @@
 """ClaudeCodeEngine: answers a Request with one `claude -p` run of the user's own Claude Code.
 
     claude -p --output-format json --json-schema SCHEMA --model M --tools ""
-           --no-session-persistence --system-prompt SYSTEM [--max-budget-usd X]   < USER PROMPT
+           --no-session-persistence --strict-mcp-config --settings ISOLATED
+           --system-prompt SYSTEM [--max-budget-usd X]   < USER PROMPT
 
 - Our system prompt replaces Claude Code's long default one (which is not billed); no tools; the
-  session is not saved. The environment adds only what keeps the run small: no CLAUDE.md or
-  auto-memory in the context, no title request, output capped at the call's max_tokens, the
-  CLI's retries at `max_attempts - 1`, low effort unless the user set CLAUDE_CODE_EFFORT_LEVEL,
-  and no prompt caching: the CLI writes a one-hour cache (2x the input price) that a one-shot
-  call never reads; measured on the demo phase it cut the call's cost by a third
+  session is not saved. The user's own set-up stays out of the call: no MCP server is started
+  (`--strict-mcp-config` with no `--mcp-config`: their tools would be sent and billed, and
+  callable), and the flag settings turn off hooks (a SessionStart or UserPromptSubmit hook runs
+  commands and adds its output to the prompt) and any output style (2.1.3xx appends it to our
+  system prompt); login and the rest of their settings apply as usual (measured with the real
+  CLI, tests/llm/test_claude_code_real.py).
+- The environment adds only what keeps the run small: no CLAUDE.md or auto-memory in the
+  context, no title request, output capped at the call's max_tokens, the CLI's retries at
+  `max_attempts - 1`, low effort unless the user set CLAUDE_CODE_EFFORT_LEVEL, and no prompt
+  caching: the CLI writes a one-hour cache (2x the input price) that a one-shot call never
+  reads; measured on the demo phase it cut the call's cost by a third
   (benchmarks/bench_engines.py), and even with one re-ask 2 x 1.0 is less than 2.0 + 0.1.
 - No key of ours is passed: the CLI uses its own login (or whatever the user configured for it).
 - `--max-budget-usd` is what is left of `--max-cost`; before a run the same worst-case check as
@@ -49,6 +56,7 @@ T = TypeVar("T", bound=BaseModel)
 Runner = Callable[..., CliRun]
 SCHEMA_OVERHEAD_TOKENS = 600  # the CLI's own system line and StructuredOutput tool text
 DEFAULT_ANSWER_TOKENS = 1024  # as the API engine's: a step that gives no estimate of its answer
+ISOLATED_SETTINGS = json.dumps({"disableAllHooks": True, "outputStyle": "default"})
 
 
 class ClaudeCodeEngine(EngineBase):
@@ -137,6 +145,7 @@ class ClaudeCodeEngine(EngineBase):
     def argv(self, schema: str, system: str, max_budget_usd: float | None) -> list[str]:
         argv = [self.cli, "-p", "--output-format", "json", "--json-schema", schema,
                 "--model", self.model, "--tools", "", "--no-session-persistence",
+                "--strict-mcp-config", "--settings", ISOLATED_SETTINGS,
                 "--system-prompt", system]  # fmt: skip
         if max_budget_usd is not None:
             argv += ["--max-budget-usd", f"{max_budget_usd:.6f}"]
