@@ -33,7 +33,7 @@ NEW_OPTIONS = {"--json-schema", "--max-budget-usd", "--no-session-persistence", 
 ENV_SEEN = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
             "CLAUDE_CODE_DISABLE_AUTO_MEMORY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
             "CLAUDE_CODE_MAX_OUTPUT_TOKENS", "CLAUDE_CODE_MAX_RETRIES", "CLAUDE_CODE_EFFORT_LEVEL",
-            "DISABLE_PROMPT_CACHING")  # fmt: skip
+            "DISABLE_PROMPT_CACHING", "MAX_STRUCTURED_OUTPUT_RETRIES")  # fmt: skip
 
 
 def scenario() -> dict[str, Any]:

@@ -74,7 +74,8 @@ def test_a_success_follows_the_real_argv_and_reports_the_cost(stub: StubClaude) 
     assert call["env"] == {**call["env"], "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
                            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                            "CLAUDE_CODE_MAX_RETRIES": "3", "CLAUDE_CODE_EFFORT_LEVEL": "low",
-                           "DISABLE_PROMPT_CACHING": "1"}  # fmt: skip
+                           "DISABLE_PROMPT_CACHING": "1",
+                           "MAX_STRUCTURED_OUTPUT_RETRIES": "2"}  # fmt: skip
     assert "ANTHROPIC_API_KEY" not in call["env"] and "ANTHROPIC_AUTH_TOKEN" not in call["env"]
     assert chosen.meter.as_dict(chosen.name)["estimated_cost_usd"] == pytest.approx(ours, abs=1e-6)
 

@@ -30,7 +30,7 @@ from legion_llm.llm.claude_code.cli import probe
 from legion_llm.llm.claude_code.envelope import ClaudeCodeError, ClaudeCodeNotLoggedInError
 from legion_llm.llm.config import resolve_llm_config
 from legion_llm.llm.engine import Engine, Notices, select_engine
-from legion_llm.llm.errors import BudgetExceededError
+from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.memory.phases.find import find_phase
@@ -206,6 +206,17 @@ def test_the_real_budget_stop(logged_in: Path, api: FakeMessagesAPI) -> None:
     ):
         chosen.ask(SelfTestReply, PROMPT, {"word": "legion"})
     assert chosen.meter.total.estimated_cost_usd > 0.1  # what the CLI spent is reported
+
+
+def test_a_model_that_never_fills_the_schema_costs_one_re_ask(
+    logged_in: Path, api: FakeMessagesAPI
+) -> None:
+    structured_output(api, {"echo": "legion", "length": "six"})  # never the schema's integer
+    chosen = engine()
+    with pytest.raises(InvalidOutputError, match=r"gave up on output matching the schema"):
+        chosen.ask(SelfTestReply, PROMPT, {"word": "legion"})
+    assert len(api.calls()) == 2  # the CLI's own default is 5 paid attempts
+    assert chosen.meter.total.calls == 1 and chosen.meter.total.output_tokens > 0  # recorded
 
 
 @pytest.mark.parametrize(

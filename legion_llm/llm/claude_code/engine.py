@@ -21,7 +21,10 @@
 - `--max-budget-usd` is what is left of `--max-cost`; before a run the same worst-case check as
   the API engine's is made, and after it the CLI's `total_cost_usd` and token counts are recorded.
 - An answer that does not validate is asked again once with the validation errors, as in
-  claude_api/structured.py; every failure is one typed error (envelope.py).
+  claude_api/structured.py: the CLI checks the JSON schema itself and by default tries 5 times
+  (5 paid calls for a model that cannot fill it); MAX_STRUCTURED_OUTPUT_RETRIES=2 makes that
+  one re-ask, and ours covers what the schema cannot say. Every failure is one typed error
+  (envelope.py).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ T = TypeVar("T", bound=BaseModel)
 Runner = Callable[..., CliRun]
 SCHEMA_OVERHEAD_TOKENS = 600  # the CLI's own system line and StructuredOutput tool text
 DEFAULT_ANSWER_TOKENS = 1024  # as the API engine's: a step that gives no estimate of its answer
+STRUCTURED_ATTEMPTS = 2  # the CLI's own tries at filling the schema: one re-ask (its default 5)
 ISOLATED_SETTINGS = json.dumps({"disableAllHooks": True, "outputStyle": "default"})
 
 
@@ -160,6 +164,7 @@ class ClaudeCodeEngine(EngineBase):
             "DISABLE_PROMPT_CACHING": "1",
             "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(max_tokens),
             "CLAUDE_CODE_MAX_RETRIES": str(max(0, self.config.max_attempts - 1)),
+            "MAX_STRUCTURED_OUTPUT_RETRIES": str(STRUCTURED_ATTEMPTS),
         })  # fmt: skip
         return env
 
