@@ -123,6 +123,13 @@ def envelope(reply: dict[str, Any], model: str) -> dict[str, Any]:
     elif kind == "api_error":
         base.update(is_error=True, api_error_status=reply["status"], result=reply["message"],
                     total_cost_usd=0, modelUsage={}, num_turns=1)  # fmt: skip
+    elif kind == "refusal":  # the API's stop_reason "refusal": an error, yet subtype "success"
+        base.update(is_error=True, stop_reason="refusal", num_turns=1, result="API Error: Claude "
+                    "Code is unable to respond to this request, which appears to violate our "
+                    "Usage Policy (https://www.anthropic.com/legal/aup).")  # fmt: skip
+    elif kind == "error_text":  # e.g. a proxy's HTML page: no status, subtype "success"
+        base.update(is_error=True, result=reply["message"], total_cost_usd=0, modelUsage={},
+                    num_turns=1, stop_reason="stop_sequence")  # fmt: skip
     elif kind == "budget":
         base.update(subtype="error_max_budget_usd", is_error=True, stop_reason=None,
                     errors=["Reached maximum budget ($0.001)"])  # fmt: skip

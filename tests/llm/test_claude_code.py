@@ -17,7 +17,12 @@ from legion_llm.llm.claude_code.envelope import (
 )
 from legion_llm.llm.config import resolve_llm_config
 from legion_llm.llm.engine import Engine, FallbackEngine, Notices, OfflineEngine, select_engine
-from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, NoToolCallError
+from legion_llm.llm.errors import (
+    BudgetExceededError,
+    InvalidOutputError,
+    NoToolCallError,
+    RefusalError,
+)
 from legion_llm.llm.pricing import DEFAULT_MODEL, estimate_cost, model_info
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
@@ -131,6 +136,11 @@ def test_a_spent_allowance_stops_before_the_cli_runs(stub: StubClaude) -> None:
          "exited with 1 and printed no JSON result"),
         (reply("structured_retries"), InvalidOutputError, "gave up on output matching the schema"),
         (reply("text", text="I cannot do that."), NoToolCallError, "has no structured output"),
+        (reply("refusal"), RefusalError, r"^Claude Code's model refused prompt 'selftest' "
+         r"\(stop_reason refusal\): API Error: Claude Code is unable"),
+        (reply("error_text", message="API Error: API returned an empty or malformed response "
+               "(HTTP 200)"), ClaudeCodeError,
+         r"^Claude Code failed: API Error: API returned an empty or malformed response"),
     ],
 )  # fmt: skip
 def test_each_failure_is_one_typed_line(

@@ -30,7 +30,7 @@ from legion_llm.llm.claude_code.cli import probe
 from legion_llm.llm.claude_code.envelope import ClaudeCodeError, ClaudeCodeNotLoggedInError
 from legion_llm.llm.config import resolve_llm_config
 from legion_llm.llm.engine import Engine, Notices, select_engine
-from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError
+from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, RefusalError
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.memory.phases.find import find_phase
@@ -226,6 +226,12 @@ def test_a_model_that_never_fills_the_schema_costs_one_re_ask(
 def test_real_api_errors(logged_in: Path, api: FakeMessagesAPI, status: int, expected: str) -> None:
     api.responder = lambda request: Reply.error(status)
     with pytest.raises(ClaudeCodeError, match=expected):
+        engine(LEGION_LLM_MAX_ATTEMPTS="1").ask(SelfTestReply, PROMPT, {"word": "legion"})
+
+
+def test_a_real_refusal_is_a_refusal(logged_in: Path, api: FakeMessagesAPI) -> None:
+    api.responder = lambda request: Reply.text("I can't help with that.", stop_reason="refusal")
+    with pytest.raises(RefusalError, match=r"^Claude Code's model refused prompt 'selftest'"):
         engine(LEGION_LLM_MAX_ATTEMPTS="1").ask(SelfTestReply, PROMPT, {"word": "legion"})
 
 

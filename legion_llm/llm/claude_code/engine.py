@@ -138,7 +138,7 @@ class ClaudeCodeEngine(EngineBase):
             ) from None
         envelope = read_envelope(run, self.version)
         self.meter.record(usage_of(envelope, table_price), self.name)
-        raise_for_error(envelope, budget)
+        raise_for_error(envelope, budget, request.prompt.name)
         output = structured_output(envelope)
         if output is NO_OUTPUT:
             raise NoToolCallError(

@@ -10,7 +10,8 @@ Measured on Claude Code 2.1.197 (tests/llm/test_claude_code_real.py runs the rea
      "num_turns": 2, "session_id": "...", ...}
 
 Failures, each one line here: not logged in (`is_error`, result "Not logged in · Please run
-/login"); an API error after the CLI's own retries (`api_error_status` 401, 429, 529, ...);
+/login"); an API error after the CLI's own retries (`api_error_status` 401, 429, 529, ...); a
+refusal (`is_error` with `stop_reason` "refusal" and, like some other errors, subtype "success");
 `subtype` "error_max_budget_usd" (the CLI stops after the call that passed --max-budget-usd);
 "error_max_structured_output_retries" (the model did not fill the schema in 5 tries);
 a CLI that does not know an option (no envelope, "error: unknown option '--json-schema'" on
@@ -27,7 +28,12 @@ from typing import Any
 from legion_llm.errors import EXIT_USAGE
 from legion_llm.llm.budget import Usage
 from legion_llm.llm.claude_code.cli import CliRun
-from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, LLMUnavailableError
+from legion_llm.llm.errors import (
+    BudgetExceededError,
+    InvalidOutputError,
+    LLMUnavailableError,
+    RefusalError,
+)
 
 _UNKNOWN_OPTION = re.compile(r"unknown option '(--[a-z-]+)'")
 _EXCERPT = 160
@@ -73,7 +79,7 @@ def read_envelope(run: CliRun, version: str | None) -> dict[str, Any]:
     )
 
 
-def raise_for_error(envelope: dict[str, Any], max_budget_usd: float | None) -> None:
+def raise_for_error(envelope: dict[str, Any], max_budget_usd: float | None, prompt: str) -> None:
     """The typed error for an envelope that reports a failure; nothing for a success."""
     subtype = str(envelope.get("subtype") or "")
     if not envelope.get("is_error") and subtype == "success":
@@ -81,6 +87,10 @@ def raise_for_error(envelope: dict[str, Any], max_budget_usd: float | None) -> N
     text = _excerpt(str(envelope.get("result") or "")) or "; ".join(_errors(envelope))
     status = envelope.get("api_error_status")
     status = status if isinstance(status, int) else None
+    if envelope.get("stop_reason") == "refusal":
+        raise RefusalError(
+            f"Claude Code's model refused prompt {prompt!r} (stop_reason refusal): {text}"
+        )
     if subtype.startswith("error_max_structured_output"):
         raise InvalidOutputError(
             f"Claude Code gave up on output matching the schema ({subtype}): {text}"
@@ -101,7 +111,8 @@ def raise_for_error(envelope: dict[str, Any], max_budget_usd: float | None) -> N
     if status is not None:
         kind = {429: "rate-limited", 529: "overloaded"}.get(status, "an API error")
         raise ClaudeCodeError(f"Claude Code got {kind} (HTTP {status}): {text}", status=status)
-    raise ClaudeCodeError(f"Claude Code failed ({subtype or 'error'}): {text or 'no detail'}")
+    kind = "" if subtype in ("", "success") else f" ({subtype})"  # an error can say "success"
+    raise ClaudeCodeError(f"Claude Code failed{kind}: {text or 'no detail'}")
 
 
 def _errors(envelope: dict[str, Any]) -> list[str]:
