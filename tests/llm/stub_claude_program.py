@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -141,6 +142,20 @@ def envelope(reply: dict[str, Any], model: str) -> dict[str, Any]:
     return base
 
 
+def on_term(how: str) -> None:
+    """What the stub does on SIGTERM: "cleanup" (like the real CLI, which removes its
+    ~/.claude/sessions/<pid>.json and exits), "ignore", or the default (die at once)."""
+    if how == "ignore":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    elif how == "cleanup":
+
+        def cleanup(signum: int, frame: Any) -> None:
+            log({"terminated": True, "pid": os.getpid()})
+            sys.exit(143)
+
+        signal.signal(signal.SIGTERM, cleanup)
+
+
 def print_mode(options: dict[str, Any], state: dict[str, Any]) -> None:
     if options.get("--output-format") != "json":
         fail("stub: only --output-format json is scripted", 2)
@@ -155,6 +170,7 @@ def print_mode(options: dict[str, Any], state: dict[str, Any]) -> None:
     env = {k: os.environ[k] for k in ENV_SEEN if k in os.environ}
     log({"print": True, "argv": sys.argv[1:], "stdin": prompt, "env": env, "pid": os.getpid()})
     if reply["kind"] == "sleep":
+        on_term(reply.get("on_term", "default"))
         time.sleep(reply["seconds"])
     if reply["kind"] == "garbage":
         sys.stdout.write(reply["stdout"])

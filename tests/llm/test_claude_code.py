@@ -178,6 +178,27 @@ def test_a_timeout_kills_the_cli(stub: StubClaude) -> None:
         os.kill(pid, 0)
 
 
+def test_a_timeout_lets_the_cli_clean_up_first(stub: StubClaude) -> None:
+    """SIGTERM first: the real CLI then removes its session file (measured: SIGKILL leaves
+    ~/.claude/sessions/<pid>.json behind); SIGKILL only for what is still running after."""
+    stub.script(reply("sleep", seconds=30, on_term="cleanup"))
+    with pytest.raises(ClaudeCodeError, match=r"no answer within 1 s"):
+        ask(engine(LEGION_LLM_DEADLINE="1"))
+    pid = stub.print_calls()[0]["pid"]
+    assert {"terminated": True, "pid": pid} in stub.calls()
+
+
+def test_a_cli_that_ignores_sigterm_is_killed(
+    stub: StubClaude, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("legion_llm.llm.claude_code.cli.TERM_GRACE_S", 0.5)
+    stub.script(reply("sleep", seconds=30, on_term="ignore"))
+    with pytest.raises(ClaudeCodeError, match=r"no answer within 1 s"):
+        ask(engine(LEGION_LLM_DEADLINE="1"))
+    with pytest.raises(ProcessLookupError):
+        os.kill(stub.print_calls()[0]["pid"], 0)
+
+
 def test_an_invalid_answer_is_asked_again_once(stub: StubClaude) -> None:
     stub.script(answer({"echo": "legion", "length": -1}), answer(GOOD))
     result = ask(engine())

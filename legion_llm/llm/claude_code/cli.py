@@ -8,11 +8,13 @@ as a prompt and answers it, billed. Of `auth status` only `loggedIn`, `authMetho
 `apiProvider` are kept; Claude Code's credentials and settings are never read here.
 
 Every run gets the caller's environment plus QUIET_ENV (no title call, no auto-updater, no
-telemetry), stdin from us, a timeout, and its own process group, killed whole on timeout.
+telemetry), stdin from us, a timeout, and its own process group, stopped whole on timeout
+(SIGTERM, so the CLI cleans up after itself, then SIGKILL).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,6 +29,7 @@ from legion_llm.llm.config import LLMConfig
 
 QUIET_ENV = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
 PROBE_TIMEOUT_S = 20.0
+TERM_GRACE_S = 3.0  # after SIGTERM on a timeout, before SIGKILL
 _AUTH_COMMAND = re.compile(r"^\s+auth\b", re.MULTILINE)
 
 
@@ -60,20 +63,27 @@ def run_cli(
     try:
         out, err = process.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(process)
+        _stop_group(process)
         process.communicate()
         raise CliTimeout(f"no answer within {timeout:g} s") from None
     return CliRun(process.returncode, out, err)
 
 
-def _kill_group(process: subprocess.Popen[str]) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows
-            process.kill()
-    except ProcessLookupError:
-        pass
+def _stop_group(process: subprocess.Popen[str]) -> None:
+    """SIGTERM to the group, then SIGKILL to whatever is left after TERM_GRACE_S. Claude Code
+    removes its ~/.claude/sessions/<pid>.json on SIGTERM (in milliseconds); SIGKILL leaves it."""
+    if not hasattr(os, "killpg"):  # pragma: no cover - Windows
+        process.kill()
+        return
+    _signal_group(process, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(TERM_GRACE_S)
+    _signal_group(process, signal.SIGKILL)  # children that outlived the CLI too
+
+
+def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signum)
 
 
 def locate(config: LLMConfig, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
