@@ -306,7 +306,8 @@ def select_engine(
 ) -> Engine:
     """`offline` -> the offline engine. `anthropic` -> the Claude API, loud: no key is
     NoApiKeyError and a failing Claude ends the command. `claude-code` -> the user's Claude Code,
-    loud: one that cannot answer is ClaudeCodeSetupError (no fallback). `auto`, in order: the
+    loud: one that cannot answer is ClaudeCodeSetupError, one that fails mid-run ends the command.
+    `auto`, in order: the
     Claude API when a key or token is set, else a logged-in Claude Code, each with the offline
     fallback; else offline with one notice. An unknown model without prices is
     UnknownModelError for the Claude API either way."""
@@ -343,7 +344,8 @@ def select_engine(
 def _claude_code_or_offline(
     config: LLMConfig, env: Mapping[str, str] | None, offline: OfflineEngine, *, explicit: bool
 ) -> Engine:
-    """The user's logged-in Claude Code (explicit: no fallback), else offline with one notice."""
+    """The user's logged-in Claude Code, else offline with one notice. Explicit: a failing CLI
+    ends the command, an unusable answer is the offline engine's (as for `anthropic`)."""
     from legion_llm.llm.claude_code.engine import claude_code_engine
 
     shared: dict[str, Any] = {"meter": offline.meter, "notices": offline.notices,
@@ -355,4 +357,6 @@ def _claude_code_or_offline(
         offline.notices.add(NO_KEY_NOTICE.format(reason=reason))
         return offline
     offline.meter.model = config.model
-    return code if explicit or not config.fallback_offline else FallbackEngine(code, offline)
+    if not config.fallback_offline:
+        return code
+    return FallbackEngine(code, offline, explicit=explicit)

@@ -3,15 +3,16 @@
 When the client declares the sampling capability, each ask becomes one `sampling/createMessage`:
 our system prompt with the JSON schema appended (sampling has no tools or structured output), the
 rendered prompt as the user message, max_tokens, and model preferences naming the configured
-model. The reply's text is parsed as JSON (a code fence or text around the object is tolerated),
-validated, asked again once with the validation errors, and then goes through the step's usual
-verification. The client pays for the call; what we record is our token estimate, at no cost.
+model. The reply's text is parsed as JSON (a code fence, or text before and after the first
+object, braces included, is tolerated), validated, asked again once with the validation errors,
+and then goes through the step's usual verification. The client pays for the call; what we record is our token estimate, at no cost.
 
 This module does not import mcp: the server hands in a `Sampler` (mcp/sampling.py) that makes the
 request on the client's session. `select_mcp_engine` is the server's engine order: an API key ->
 anthropic; else sampling when the client offers it; else offline, with one notice pointing to the
 host tools (the agent can write the semantic part itself). Claude Code's CLI is used there only
-when asked for (`engine: "claude-code"`).
+when asked for (`engine: "claude-code"`). An explicit `sampling`, like every explicit engine,
+ends the command when the client cannot answer, and leaves an unusable answer to the offline one.
 """
 
 from __future__ import annotations
@@ -144,11 +145,11 @@ def parse_reply(text: str, schema: type[T], prompt: str) -> tuple[T | None, str]
     fenced = _FENCE.match(candidate)
     if fenced:
         candidate = fenced.group(1).strip()
-    start, end = candidate.find("{"), candidate.rfind("}")
-    if start < 0 or end < start:
+    start = candidate.find("{")
+    if start < 0 or candidate.rfind("}") < start:
         raise NoToolCallError(f"the MCP client's answer to prompt {prompt!r} holds no JSON object")
-    try:
-        data = json.loads(candidate[start : end + 1])
+    try:  # the first object; prose after it (braces and all) is not part of the answer
+        data, _ = json.JSONDecoder().raw_decode(candidate, start)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg})"
     except RecursionError:  # a broken model's answer, deeper than the decoder goes
@@ -187,6 +188,6 @@ def select_mcp_engine(
         return offline
     engine = SamplingEngine(config, sampler, meter=offline.meter, notices=offline.notices,
                             redactor=offline.redactor)  # fmt: skip
-    if chosen == "sampling" or not config.fallback_offline:
+    if not config.fallback_offline:
         return engine
-    return FallbackEngine(engine, offline)
+    return FallbackEngine(engine, offline, explicit=chosen == "sampling")

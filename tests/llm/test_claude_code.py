@@ -44,6 +44,14 @@ def engine(choice: str = "claude-code", **env: str) -> Engine:
     return select_engine(choice, config, env={**os.environ, **env}, notices=Notices(sink=None))
 
 
+def bare(**env: str) -> Engine:
+    """The ClaudeCodeEngine itself: `--engine claude-code` wraps it so that an unusable answer
+    is the offline engine's (tests/llm/test_claude_code_cli.py); here its own errors are seen."""
+    chosen = engine(**env)
+    assert isinstance(chosen, FallbackEngine) and chosen.explicit
+    return chosen.primary
+
+
 def ask(chosen: Engine, word: str = "legion") -> Any:
     return chosen.ask(SelfTestReply, PROMPT, {"word": word})
 
@@ -148,7 +156,7 @@ def test_each_failure_is_one_typed_line(
 ) -> None:
     stub.script(scripted)
     with pytest.raises(error, match=message) as caught:
-        ask(engine())
+        ask(bare())
     assert "\n" not in str(caught.value)
 
 
@@ -210,7 +218,7 @@ def test_an_invalid_answer_is_asked_again_once(stub: StubClaude) -> None:
 def test_invalid_twice_is_invalid_output(stub: StubClaude) -> None:
     stub.script(answer({"echo": "legion"}))
     with pytest.raises(InvalidOutputError, match="after one re-ask: length: Field required"):
-        ask(engine())
+        ask(bare())
     assert len(stub.print_calls()) == 2
 
 

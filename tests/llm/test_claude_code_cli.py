@@ -95,3 +95,21 @@ def test_explicit_claude_code_failing_mid_run_does_not_fall_back(
     ok = cli("llm", "selftest", "--engine", "claude-code", "--root", project, "--json")
     assert ok.exit_code == 0 and ok.json["data"]["usage"]["engine"] == "claude-code"
     assert 0 < ok.json["data"]["usage"]["estimated_cost_usd"] < 0.003  # priced by our table
+
+
+def test_explicit_claude_code_answers_an_unusable_answer_offline_like_anthropic(
+    cli: Any, demo_project: Path, stub: StubClaude
+) -> None:
+    """As with --engine anthropic: a failing engine stops the command, but one unusable answer
+    (invalid after the re-ask, refused) is the offline engine's, said so, never the model's."""
+    stub.script(answer({"deliverables": "none"}))  # schema-invalid, and again after the re-ask
+    result = cli("compact", "3", "--engine", "claude-code", "--root", demo_project, "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["data"]
+    assert data["engine"] == "offline" and data["fell_back"] and data["written"]
+    assert {s["source"] for s in data["sections"].values()} == {"offline"}
+    assert data["usage"]["engine"] == "claude-code+offline" and data["usage"]["calls"] == 2
+    (notice,) = [line for line in result.stderr.splitlines() if line.startswith("notice:")]
+    assert "was unusable" in notice and "did not match PhaseDigest after one re-ask" in notice
+    assert len(stub.print_calls()) == 2  # the answer and its one re-ask
+    assert cli("verify-compaction", "3", "--root", demo_project).exit_code == 0

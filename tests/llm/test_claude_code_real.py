@@ -29,7 +29,7 @@ import pytest
 from legion_llm.llm.claude_code.cli import probe
 from legion_llm.llm.claude_code.envelope import ClaudeCodeError, ClaudeCodeNotLoggedInError
 from legion_llm.llm.config import resolve_llm_config
-from legion_llm.llm.engine import Engine, Notices, select_engine
+from legion_llm.llm.engine import Engine, FallbackEngine, Notices, select_engine
 from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, RefusalError
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
@@ -143,6 +143,13 @@ def engine(choice: str = "claude-code", **env: str) -> Engine:
     return select_engine(choice, config, env=merged, notices=Notices(sink=None))
 
 
+def bare(**env: str) -> Engine:
+    """The ClaudeCodeEngine without the offline engine that answers an unusable answer."""
+    chosen = engine(**env)
+    assert isinstance(chosen, FallbackEngine)
+    return chosen.primary
+
+
 def structured_output(api: FakeMessagesAPI, output: dict[str, Any]) -> None:
     api.responder = lambda request: Reply.tool(output, name="StructuredOutput")
 
@@ -212,7 +219,7 @@ def test_a_model_that_never_fills_the_schema_costs_one_re_ask(
     logged_in: Path, api: FakeMessagesAPI
 ) -> None:
     structured_output(api, {"echo": "legion", "length": "six"})  # never the schema's integer
-    chosen = engine()
+    chosen = bare()
     with pytest.raises(InvalidOutputError, match=r"gave up on output matching the schema"):
         chosen.ask(SelfTestReply, PROMPT, {"word": "legion"})
     assert len(api.calls()) == 2  # the CLI's own default is 5 paid attempts
@@ -232,7 +239,7 @@ def test_real_api_errors(logged_in: Path, api: FakeMessagesAPI, status: int, exp
 def test_a_real_refusal_is_a_refusal(logged_in: Path, api: FakeMessagesAPI) -> None:
     api.responder = lambda request: Reply.text("I can't help with that.", stop_reason="refusal")
     with pytest.raises(RefusalError, match=r"^Claude Code's model refused prompt 'selftest'"):
-        engine(LEGION_LLM_MAX_ATTEMPTS="1").ask(SelfTestReply, PROMPT, {"word": "legion"})
+        bare(LEGION_LLM_MAX_ATTEMPTS="1").ask(SelfTestReply, PROMPT, {"word": "legion"})
 
 
 def test_real_refused_login(logged_in: Path, api: FakeMessagesAPI) -> None:
