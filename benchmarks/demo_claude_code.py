@@ -58,8 +58,9 @@ def responder(project: dict[str, Path]) -> Any:
             answer = offline_answer(distill_maker(None), root)
         elif "learnings" in fields:
             answer = offline_answer(extract_maker(root / MISSION, DAY.isoformat()), root)
-        else:
-            answer = {"same_root_cause": True, "confidence": 0.8, "reason": "same timeout"}
+        else:  # error-match: the demo's new error is its stored statement timeout (candidate 1)
+            verdict = {"candidate": 1, "same_root_cause": True, "reason": "same statement timeout"}
+            answer = {"verdicts": [verdict], "match": 1}
         return Reply.tool(answer, name="StructuredOutput")
 
     return respond
