@@ -29,6 +29,7 @@ from legion_llm.cli.host import (
 )
 from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import echo, usage_line
+from legion_llm.errors import InputError
 
 CatalogOpt = Annotated[
     Path | None,
@@ -67,17 +68,25 @@ def distill(
 def distill_maker(catalog: Path | None) -> MakeStep:
     """The host step of `distill`; problems are the proposed patterns the verification skips."""
 
+    given = None if catalog is None else str(catalog)
+
     def make(c: Common, args: dict[str, Any] | None) -> HostStep:
-        chosen = catalog if args is None or args.get("catalog") is None else Path(args["catalog"])
+        if args is not None and args.get("catalog") != given:  # a path only from the command
+            raise InputError(f"the ticket was prepared with {_catalog(args.get('catalog'))}, "
+                             f"this submit has {_catalog(given) if given else 'none'}")  # fmt: skip
 
         def run(session: LLMSession, write: bool) -> CommandResult:
-            return distill_result(c, session, not write, chosen)
+            return distill_result(c, session, not write, catalog)
 
-        keep = {"today": c.today.isoformat(), "catalog": None if chosen is None else str(chosen)}
+        keep = {"today": c.today.isoformat(), "catalog": given}
         return HostStep("distill", "distill", keep, run, _skipped_patterns,
                         submit_cli="legion-llm distill", submit_tool="distill_submit")  # fmt: skip
 
     return make
+
+
+def _catalog(value: object) -> str:
+    return f"--catalog {value}" if value else "no --catalog"
 
 
 def _skipped_patterns(data: dict[str, Any]) -> list[str]:

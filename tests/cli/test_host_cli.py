@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -221,6 +222,30 @@ def test_distill_round_trip(cli: Any, demo_project: Path) -> None:
     assert len(data["written"]) == len(answers[0]["patterns"]) >= 1
     assert data["usage"]["engine"] == "host" and patterns.is_file()
     assert data["written"][0]["id"].startswith("P-")
+
+
+def test_a_ticket_names_no_path_the_command_was_not_given(
+    cli: Any, demo_project: Path, tmp_path: Path
+) -> None:
+    """distill's ticket keeps its --catalog; a submit (the MCP tool has no catalog at all) reads
+    only the catalog it was given itself, never one an edited ticket names."""
+    from legion_llm.llm.host.ticket import decode_ticket
+
+    request = prepare(cli, demo_project, "distill")
+    (answer,) = offline_answers(demo_project, distill_maker(None))
+    prepared = decode_ticket(request["ticket"], "distill")
+    outside = tmp_path / "outside-the-root.md"
+    edited = replace(prepared, args={**prepared.args, "catalog": str(outside)}).encode()
+    result = submit(cli, demo_project, edited, answer, "distill")
+    assert result.exit_code == 1 and not (demo_project / ".planning/memory/PATTERNS.md").exists()
+    assert result.stderr.strip() == (
+        f"error: the ticket was prepared with --catalog {outside}, this submit has none"
+    )
+    outside.write_text("# an agent catalog of the user's own\n", encoding="utf-8")
+    own = prepare(cli, demo_project, "distill", "--catalog", str(outside))["ticket"]
+    assert decode_ticket(own, "distill").args["catalog"] == str(outside)
+    same = submit(cli, demo_project, own, answer, "distill", "--catalog", str(outside))
+    assert same.exit_code == 0, same.stderr
 
 
 def test_learnings_extract_round_trip(cli: Any, demo_project: Path) -> None:
