@@ -306,10 +306,10 @@ def select_engine(
 ) -> Engine:
     """`offline` -> the offline engine. `anthropic` -> the Claude API, loud: no key is
     NoApiKeyError and a failing Claude ends the command. `claude-code` -> the user's Claude Code,
-    loud: one that cannot answer is ClaudeCodeSetupError, one that fails mid-run ends the command.
-    `auto`, in order: the
-    Claude API when a key or token is set, else a logged-in Claude Code, each with the offline
-    fallback; else offline with one notice. An unknown model without prices is
+    loud: one that cannot answer is ClaudeCodeSetupError, one that fails mid-run ends the command
+    (for both, an unusable answer is the offline engine's). `auto`, in order: the Claude API
+    when a key or token is set, else a logged-in Claude Code, each with the offline fallback;
+    else offline with one notice. An unknown model without prices is
     UnknownModelError for the Claude API either way."""
     config = config or resolve_llm_config(env=env)
     choice = (choice or config.engine).lower()

@@ -5,7 +5,8 @@ our system prompt with the JSON schema appended (sampling has no tools or struct
 rendered prompt as the user message, max_tokens, and model preferences naming the configured
 model. The reply's text is parsed as JSON (a code fence, or text before and after the first
 object, braces included, is tolerated), validated, asked again once with the validation errors,
-and then goes through the step's usual verification. The client pays for the call; what we record is our token estimate, at no cost.
+and then goes through the step's usual verification. The client pays for the call; what we
+record is our token estimate, at no cost.
 
 This module does not import mcp: the server hands in a `Sampler` (mcp/sampling.py) that makes the
 request on the client's session. `select_mcp_engine` is the server's engine order: an API key ->

@@ -13,7 +13,8 @@ Failures, each one line here: not logged in (`is_error`, result "Not logged in Â
 /login"); an API error after the CLI's own retries (`api_error_status` 401, 429, 529, ...); a
 refusal (`is_error` with `stop_reason` "refusal" and, like some other errors, subtype "success");
 `subtype` "error_max_budget_usd" (the CLI stops after the call that passed --max-budget-usd);
-"error_max_structured_output_retries" (the model did not fill the schema in 5 tries);
+"error_max_structured_output_retries" (the model did not fill the schema in
+MAX_STRUCTURED_OUTPUT_RETRIES tries, 5 by default, 2 as the engine runs it);
 a CLI that does not know an option (no envelope, "error: unknown option '--json-schema'" on
 stderr); anything that is not an envelope at all. Messages never echo the environment.
 """
