@@ -272,4 +272,4 @@ def test_an_answer_nested_past_the_decoders_limit_has_no_structured_output(
     """A broken model's JSON, deeper than json can decode: a typed failure, not a crash."""
     stub.script(reply("text", text='{"a": ' * 5000 + "1" + "}" * 5000))
     with pytest.raises(NoToolCallError, match="has no structured output"):
-        ask(engine())
+        ask(bare())
