@@ -227,3 +227,11 @@ def test_a_token_broken_by_a_line_break_goes_whole(cut: str) -> None:
     )
     whole = f"push with {token}{cut}Next line"  # a whole token keeps the word after the break
     assert REDACTOR.text(whole) == f"push with [REDACTED:github-token]{cut}Next line"
+
+
+def test_an_assignment_after_a_letter_that_lowercases_to_two_is_found() -> None:
+    """The fast search for assignment lines runs on lower-cased text; U+0130 lower-cases to two
+    characters, so the places must not shift."""
+    password = draw(10, seed=48) + "!"
+    text = "\u0130stanbul " * 3 + f"DB_PASSWORD={password}"
+    assert REDACTOR.text(text) == "\u0130stanbul " * 3 + "DB_PASSWORD=[REDACTED:password]"

@@ -136,9 +136,37 @@ def _value_counts(kind: str, name: str, value: str, quoted: bool) -> bool:
     return high_entropy(value)
 
 
+# A secret-sounding name's ending right before an assignment operator, in lower-cased text: the
+# full regex runs only on the lines holding one (no assignment crosses a line), which keeps a
+# megabyte of log text that has none cheap.
+_NAME_BEFORE_OPERATOR = re.compile(
+    r"(?:pass(?:word|wd|phrase)?|pwd?|secret|token|key)[_.-]*[\"']?[*_`]{0,2}[ \t]*(?:[:=]|\?=)"
+)
+_NAME_BEFORE_OPERATOR_ANY_CASE = re.compile(_NAME_BEFORE_OPERATOR.pattern, re.IGNORECASE)
+
+
+def _assignment_lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line that may hold an assignment to a secret-sounding name."""
+    low = text.lower()  # much faster to search than with IGNORECASE
+    hits = (
+        _NAME_BEFORE_OPERATOR.finditer(low)
+        if len(low) == len(text)  # no character changed its length (U+0130 does)
+        else _NAME_BEFORE_OPERATOR_ANY_CASE.finditer(text)
+    )
+    end = -1
+    for hit in hits:
+        if hit.start() < end:
+            continue
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.end())
+        end = len(text) if end < 0 else end
+        yield start, end
+
+
 def assignment_spans(text: str) -> Iterator[Span]:
     """(kind, start, end) of each value assigned to a secret-sounding name."""
-    for found in _ASSIGNMENT.finditer(text):
+    matches = (m for a, b in _assignment_lines(text) for m in _ASSIGNMENT.finditer(text, a, b))
+    for found in matches:
         kind = name_kind(found["name"])
         if kind is None:
             continue
