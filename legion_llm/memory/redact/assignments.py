@@ -17,6 +17,8 @@ from collections.abc import Iterator
 
 Span = tuple[str, int, int]  # kind, start, end of the secret
 
+# The name must end in a secret-sounding word (name_kind decides which it is): any other name's
+# value is not consumed, so `error: DB_PASSWORD=...` and `url: ...?access_token=...` are found.
 # fmt: off
 _ASSIGNMENT = re.compile(
     r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>(?:[A-Za-z_][A-Za-z0-9_.-]{0,52}?)?"
@@ -51,8 +53,6 @@ _REFERENCE = re.compile(
 _PATH = re.compile(r"^(?:\.{0,2}/|~/|[A-Za-z]:\\)|\.[a-z]{1,5}$|^[\w.-]+(?:/[\w.-]+)+/?$")
 _SPLIT = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])")
 # fmt: on
-# The name must end in a secret-sounding word (name_kind decides which it is): any other name's
-# value is not consumed, so `error: DB_PASSWORD=...` and `url: ...?access_token=...` are found.
 
 _PASSWORD_ENDINGS = ("password", "passwd", "passphrase")
 STRONG = frozenset({"password", "secret", "private-key"})

@@ -56,6 +56,7 @@ _PEM_BODY = (
 )
 
 _AWS_ID = r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+_AWS_ID_KEYWORDS = ("akia", "asia", "abia", "acca", "a3t")
 
 # fmt: off
 RULES: tuple[Rule, ...] = (
@@ -78,15 +79,14 @@ RULES: tuple[Rule, ...] = (
           ("hooks.slack.com",), group=1),
     _rule("stripe-key", rf"{_L}(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{{10,247}}{_R}", ("sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_")),
     _rule("stripe-webhook-secret", rf"{_L}whsec_[A-Za-z0-9+/=]{{24,}}", ("whsec_",)),
-    _rule("aws-access-key-id", _AWS_ID,
-          ("akia", "asia", "abia", "acca", "a3t")),
+    _rule("aws-access-key-id", _AWS_ID, _AWS_ID_KEYWORDS),
     _rule("aws-secret-key",
           r"(?i:aws)[\w. -]{0,20}?(?i:secret|key)[\w.\s\"'-]{0,20}?(?:[:=]|=>|\s)\s*[\"']?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
           ("aws",), group=1, min_entropy=3.5, min_classes=3),
     # An AWS secret key written next to its key id ("AKIA... wJalr...", a table row of both).
     _rule("aws-secret-key",
           rf"{_AWS_ID}[\s\S]{{0,80}}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{{40}})(?![A-Za-z0-9/+=])",
-          ("akia", "asia", "abia", "acca", "a3t"), group=1, min_entropy=3.5, min_classes=3),
+          _AWS_ID_KEYWORDS, group=1, min_entropy=3.5, min_classes=3),
     _rule("google-api-key", rf"{_LD}AIza[0-9A-Za-z_-]{{35}}{_RD}", ("aiza",)),
     _rule("google-oauth-secret", rf"{_LD}GOCSPX-[A-Za-z0-9_-]{{24,}}{_RD}", ("gocspx-",)),
     _rule("google-oauth-token", rf"{_L}ya29\.[0-9A-Za-z_-]{{30,}}{_RD}", ("ya29.",)),
