@@ -63,7 +63,7 @@ class Rule:
         mapped = self.names.get(raw.lower())
         if mapped is not None:
             return mapped
-        return self.default.format(value=value) if self.names else value
+        return self.default.format(value=value) if self.names or self.classes else value
 
 
 def _rule(row: dict[str, object], data: dict[str, object]) -> Rule:

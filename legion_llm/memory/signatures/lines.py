@@ -73,7 +73,8 @@ _MESSAGE_FIELD = re.compile(
 _SPAN = re.compile(r"`+([^`\n]+)`+|\"([^\"\n]+)\"|“([^”\n]+)”|(?<!\w)'([^'\n]+)'(?!\w)")
 _WEAK = re.compile(r"\b(?:errors?|exceptions?)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never)\b", re.IGNORECASE)
-_STRUCTURE = re.compile(r"[{}\[\]=;|]|: |::")  # outside the quotes: code or a log, not prose
+# outside the quotes: code, a log line or a runtime's wrapper (`process caused "..."`), not prose
+_STRUCTURE = re.compile(r"[{}\[\]=;|]|: |::|\bcaused\b")
 
 
 def _error_span(span: str) -> bool:

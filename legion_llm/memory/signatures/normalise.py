@@ -32,7 +32,7 @@ def _path(found: re.Match[str]) -> str:
 
 # fmt: off
 _SUBS: tuple[_Sub, ...] = tuple((re.compile(pattern), repl) for pattern, repl in (
-    (r"(?i)\b([a-z][a-z0-9+.-]*(?::[a-z][a-z0-9+.-]*)?)://[^\s'\"`<>()\[\]]*[^\s'\"`<>()\[\].,;:]", r"\1:<url>"),
+    (r"(?i)\b([a-z][a-z0-9+.-]*(?::[a-z][a-z0-9+.-]*)?)://[^\s'\"`<>()\[\]“”‘’]*[^\s'\"`<>()\[\].,;:“”‘’]", r"\1:<url>"),
     (r"(?i)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?!\.)", "<email>"),
     (rf"(?<![\w])[A-Za-z]:[\\/]{_PATH_CHARS}*", _path),  # C:\x\y  C:/x/y
     (rf"(?<![\w.:/@<>-])(?:~|\.{{1,2}})?/(?!/){_PATH_CHARS}+", _path),  # /x/y ./x ~/x
@@ -53,7 +53,7 @@ _SUBS: tuple[_Sub, ...] = tuple((re.compile(pattern), repl) for pattern, repl in
     (r"(?<![\w])-?\d+(?:[.,]\d+)?(?![\w])", "<num>"),
 ))
 # fmt: on
-_QUOTED = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|`([^`\n]*)`|‘([^’\n]*)’")
+_QUOTED = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|`([^`\n]*)`|‘([^’\n]*)’|“([^”\n]*)”")
 MAX_QUOTED = 60
 
 
