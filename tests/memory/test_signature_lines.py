@@ -66,6 +66,15 @@ def test_unwrap_splits_escaped_logs_decodes_entities_and_drops_markdown() -> Non
             '  name: \'error\',\n  message: "Ident authentication failed for user \\"app\\""',
             'Ident authentication failed for user "app"',
         ),
+        # npm only says that the script failed: the script's own error line says why
+        (
+            "> app@1.0.0 start\n> react-scripts start\n\nsh: react-scripts: command not found\n"
+            "npm ERR! code ELIFECYCLE\nnpm ERR! syscall spawn\nnpm ERR! file sh\nnpm ERR! errno ENOENT",
+            "npm error code ELIFECYCLE\nreact-scripts: command not found",
+        ),
+        # a logger's bracketed level and process tag, markdown emphasis around the line
+        ("_[FATAL tini (7)] exec ./entrypoint.sh failed: Permission denied_",
+         "[FATAL tini (7)] exec ./entrypoint.sh failed: Permission denied"),
         # an issue title's tag is not part of the error
         ("[Bug] exec ./docker-entrypoint.sh: no such file or directory",
          "exec ./docker-entrypoint.sh: no such file or directory"),

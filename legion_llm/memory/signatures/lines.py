@@ -63,7 +63,7 @@ _LOCATION = re.compile(
     r"^\s*(?:[A-Za-z]:)?[^\s:()\[\]'\"]+?"
     r"(?:(?::\d+){1,2}(?::|\s+-\s)|\(\d+,\d+\):|:\[\d+,\d+\])\s*"
 )
-_LEVEL = re.compile(r"^\[(?:ERROR|WARNING|WARN|INFO)\]\s*")
+_LEVEL = re.compile(r"^\[(?:ERROR|WARNING|WARN|INFO|FATAL)(?: [\w.-]+(?: \(\d+\))?)?\]\s*")
 _RUBY_FRAME = re.compile(r"^in [`'][^`'\n]*['`](?::\s+(.*)|\s*$)")
 # `message: "..."` in a dumped error object is the message itself
 _MESSAGE_FIELD = re.compile(

@@ -112,14 +112,25 @@ def _first(lines: list[str], pattern: re.Pattern[str]) -> list[int]:
     return _all(lines, pattern)[:1]
 
 
+_NPM_PLUMBING = re.compile(
+    r"^npm error(?:$| (?:code|syscall|path|dest|errno|file|cwd|signal|argv|node|npm|"
+    r"notarget\s*$|\w+\s*$)\b| (?:Darwin|Linux|Windows_NT) \S+$)"
+)
+_NPM_WRAPPER = re.compile(r"^npm error code (?:ELIFECYCLE|\d+)$")  # the script failed: see above
+
+
 def _npm(out: Output) -> list[int]:
+    """npm's code and its first message line; when the code only says that a script failed,
+    the error line the script printed before npm took over instead of npm's message."""
     lines = out.lines
     npm = [i for i, line in enumerate(lines) if line.startswith("npm error")]
     if not npm:
         return []
-    plumbing = re.compile(r"^npm error(?:$| (?:code|syscall|path|dest|errno|notarget\s*$|\w+\s*$))")
     code = [i for i in npm if lines[i].startswith("npm error code ")][:1]
-    message = [i for i in npm if not plumbing.search(lines[i]) and candidate(lines[i])][:1]
+    message = [i for i in npm if not _NPM_PLUMBING.search(lines[i]) and candidate(lines[i])][:1]
+    if code and _NPM_WRAPPER.match(lines[code[0]]):
+        before = [i for i in range(npm[0]) if KEYWORD.search(lines[i]) and candidate(lines[i])]
+        message = before[-1:] or message
     return code + message
 
 
@@ -216,6 +227,16 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 
+# the fields of a dumped error that say which error it is, most telling first
+_TELLING_KEYS = ("code", "reason", "routine", "errno", "exit code", "syscall", "status", "type")
+
+
+def _field_rank(line: str) -> int:
+    found = _FIELD.match(line)
+    key = found.group("key").lower() if found else ""
+    return _TELLING_KEYS.index(key) if key in _TELLING_KEYS else len(_TELLING_KEYS)
+
+
 def _fallback(out: Output) -> list[int]:
     """No rule named the error: the first lines that read like a message (three words or more,
     not a shell prompt, a header, a frame or a rule), else the fields of a dumped error object,
@@ -229,9 +250,13 @@ def _fallback(out: Output) -> list[int]:
         and not FRAME.match(line)
         and _MESSAGE_LIKE.search(line)
     ]
-    fields = [i for i, line in enumerate(lines) if is_field(line)]
+    fields = sorted(
+        (i for i, line in enumerate(lines) if is_field(line)), key=lambda i: _field_rank(lines[i])
+    )
     return (
-        found[:2] or fields[:MAX_SALIENT_LINES] or [i for i, line in enumerate(lines) if line][:1]
+        found[:2]
+        or sorted(fields[:MAX_SALIENT_LINES])
+        or [i for i, line in enumerate(lines) if line][:1]
     )
 
 

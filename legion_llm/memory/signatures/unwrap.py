@@ -14,7 +14,8 @@ import re
 _ESCAPED_NEWLINE = re.compile(r"(?:\\r)?\\n")
 _ENTITY = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|gt|lt|amp|quot|apos);")
 _MARKDOWN = re.compile(
-    r"^(?:>\s*)?(?:\*\*|__)(.+?)(?:\*\*|__)$|^(?:>\s*)?`{1,3}([^`]+)`{1,3}[.:]?$"
+    r"^(?:>\s*)?(?:\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)(?:\*\*|__|\*|_)$"
+    r"|^(?:>\s*)?`{1,3}([^`]+)`{1,3}[.:]?$"
 )
 _CONTINUATION = re.compile(r"^: (?=\S)")
 MIN_ESCAPED = 2  # a line with this many literal `\n` is a logger's escaped multi-line message
