@@ -82,9 +82,20 @@ def _error_span(span: str) -> bool:
     return words >= 2 and (is_error_line(span) or (words >= 3 and bool(_NEGATION.search(span))))
 
 
+# "Today my cluster gives me this error: 0/1 nodes are available: ..." - a user's lead-in
+_LEAD_IN = re.compile(
+    r"^(?=[^:]*\b(?:I|I'm|my|me|we|our|you|when|after|while|trying)\b)[^:`'\"]{8,100}?"
+    r"\b(?:errors?|exceptions?|message|output|says|said|shows?|showing|get|got|gets|getting)"
+    r":\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
 def unquote_prose(line: str) -> str:
     """A line of prose around a quoted error is the error: the quoted spans that read as one,
-    when the words outside them name no error themselves (`error` alone does not count)."""
+    when the words outside them name no error themselves (`error` alone does not count); a
+    user's lead-in before the error (`... gives me this error: `) is dropped."""
+    line = _LEAD_IN.sub("", line)
     spans = [(m.start(), m.end(), next(g for g in m.groups() if g)) for m in _SPAN.finditer(line)]
     errors = [(start, end, text.strip()) for start, end, text in spans if _error_span(text)]
     if not errors:
