@@ -78,6 +78,7 @@ def write_banners(groups: dict[str, set[str]]) -> None:
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"{len(banners)} banner lines -> {OUT.relative_to(REPO)}")
     module._groups.cache_clear()
+    module.shared_by.cache_clear()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "banners.json"
@@ -36,6 +36,7 @@ def _groups() -> dict[str, int]:
     return lines
 
 
+@lru_cache(maxsize=65_536)
 def shared_by(line: str) -> int:
     """How many root-cause groups of the tuning data print this line (0: not a banner)."""
     return _groups().get(template(line), 0)

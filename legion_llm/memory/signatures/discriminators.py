@@ -18,7 +18,7 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from legion_llm.memory.signatures.versions import version_relation
@@ -91,6 +91,21 @@ def rules(path: Path = DATA) -> tuple[Rule, ...]:
     return tuple(_rule(row, data) for row in data["rule"])
 
 
+@lru_cache(maxsize=65_536)
+def _line_names(line: str) -> tuple[frozenset[Discriminator], frozenset[Discriminator]]:
+    """(names one line states, `absent` names it implies) by the line rules and the version."""
+    found: set[Discriminator] = set()
+    absent: set[Discriminator] = set()
+    for rule in rules():
+        if not rule.whole_text:
+            for value in rule.values(line):
+                (absent if value == rule.absent else found).add((rule.kind, value))
+    relation = version_relation(line)
+    if relation:
+        found.add(("version", relation))
+    return frozenset(found), frozenset(absent)
+
+
 def discriminators(lines: Iterable[str]) -> frozenset[Discriminator]:
     """Every (kind, value) the lines name, by the rules in data/discriminators.toml (a value
     found anywhere wins over a rule's `absent` name) and the version relation."""
@@ -98,16 +113,12 @@ def discriminators(lines: Iterable[str]) -> frozenset[Discriminator]:
     kept = list(lines)
     if len(kept) > MAX_LINES:
         kept = kept[: MAX_LINES // 2] + kept[-MAX_LINES // 2 :]
-    rule_set = rules()
     absent: set[Discriminator] = set()
     for line in kept:
-        for rule in rule_set:
-            if not rule.whole_text:
-                for value in rule.values(line):
-                    (absent if value == rule.absent else found).add((rule.kind, value))
-        relation = version_relation(line)
-        if relation:
-            found.add(("version", relation))
+        named, lacking = _line_names(line)
+        found.update(named)
+        absent.update(lacking)
+    rule_set = rules()
     text = "\n".join(kept)
     for rule in rule_set:
         if rule.whole_text:

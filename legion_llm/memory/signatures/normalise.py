@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from legion_llm.memory.signatures.lines import ANSI
 from legion_llm.memory.signatures.synonyms import canonical
@@ -69,9 +70,15 @@ def _quote(found: re.Match[str]) -> str:
 def normalise(text: str) -> str:
     """Sentry-style parameterisation plus paths, :line:col, addresses, versions, durations, ids,
     long float reprs; then the canonical form of wordings that differ between tools and versions."""
+    return canonical(parameterised(text))
+
+
+@lru_cache(maxsize=65_536)  # every line is asked again by banners, tokens and the fingerprint
+def parameterised(text: str) -> str:
+    """The text with what varies between occurrences replaced by placeholders."""
     out = ANSI.sub("", text)
     for pattern, repl in _SUBS:
         out = pattern.sub(repl, out)
     out = _QUOTED.sub(_quote, out)
     out = re.sub(r"(?:<(\w+)>)(?:[\s,]*<\1>)+", r"<\1>", out)  # runs of one placeholder
-    return canonical(re.sub(r"[ \t]+", " ", out).strip())
+    return re.sub(r"[ \t]+", " ", out).strip()
