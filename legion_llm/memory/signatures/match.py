@@ -1,20 +1,24 @@
-"""Error-signature matching: salient line, normalisation, fingerprint, ranked fuzzy matches.
+"""Error-signature matching: an index of stored errors, ranked fuzzy matches, verdicts.
 
 The deterministic core of the error knowledge base (memory-manager spec section 9: "match on key
-error terms, not exact string"). Pure functions and an in-memory index, no I/O, no LLM:
+error terms, not exact string"). Pure functions and an in-memory index, no I/O, no LLM. What one
+text contributes is `features.features(text)`: the salient and secondary error lines' tokens
+(lines.py, salient_rules.py, tokens.py; banners down-weighted, banners.py), the discriminating
+names (discriminators.py) and the strong fingerprint.
 
-- `salient(text)` reduces tool output to the line(s) that name the error;
-- `normalise(text)` parameterises what varies between occurrences (see `lines` and `tokens`) and
-  maps alternative wordings of one condition to one form (`synonyms.canonical`);
-- `fingerprint(text)` is the sha1 of the normalised salient signature (the exact tier);
 - `SignatureIndex(candidates).rank(query)` returns `Match`es, best first, each with a score in
-  [0, 1] and a band: "match" (score >= HIGH), "none" (score < LOW) or "ambiguous" in between.
-
-The score is a weighted Jaccard (Ruzicka) similarity of the salient tokens, each token weighted by
-its kind (error codes and subject names most, placeholders least) times its IDF over the index. A
-code that only one side carries is missing information, not a contradiction, and stays out of the
-union. The other lines of the text (the context) only break ties. The ambiguous band is what a
-pipeline may send to an LLM; `decide_offline` is the deterministic decision for it.
+  [0, 1] and a band: "match" (score >= HIGH), "none" (score < LOW) or "ambiguous" in between;
+- an exact fingerprint (the same output, frames aside, naming which thing failed) scores 1.0;
+- otherwise the score is a weighted Jaccard (Ruzicka) similarity of the salient tokens, each
+  weighted by its kind (codes, subject and discriminating names most, placeholders least) times
+  its IDF over the index and the background corpus (data/token_df.json). A token only one side
+  carries counts in the union at a share: a code when the other side has none (missing
+  information, not a contradiction), a quoted value (the usual variation between occurrences);
+- a different discriminating name of the same kind (port 5432 vs 6379, `text/html` vs another
+  MIME type, `gcc` vs `node`) scales the score by CONFLICT_FACTOR and is reported as a conflict;
+- the context lines only break ties;
+- `decide_offline` is the deterministic verdict; `needs_judge` says whether a model would be
+  asked (pipeline/errmatch.py sends every candidate from JUDGE_FLOOR up in one call).
 """
 
 from __future__ import annotations
@@ -63,7 +67,6 @@ MID = 0.36  # inside the band, the offline engine says "same" from here on, barr
 JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in one call
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
-ONE_SIDED_SECONDARY = 0.3  # share of such a token's weight that counts when the other side lacks it
 # A quoted value only one side names (a database, a user, a table) is the usual variation between
 # two occurrences of one error, not a difference: it counts this share of its weight in the union.
 ONE_SIDED = {VALUE: 0.3}
@@ -75,9 +78,6 @@ CONTEXT_TOP = 50  # context similarity (a tie-break) is computed for this many b
 
 Band = Literal["match", "ambiguous", "none"]
 Weights = dict[str, float]
-
-
-# ---------------------------------------------------------------- normalisation
 
 
 @dataclass(frozen=True)
