@@ -206,3 +206,7 @@ def test_dev_and_test_splits_run_clean() -> None:
     for split in result.splits:
         assert split.failures == [] and split.fix_queries > 500, split.split
         assert split.ecosystems and split.hard_negatives > 0
+    dev = result.split("dev")  # the level the matcher was tuned to (README): no silent regression
+    assert dev.fix_at_1 >= 0.66 and dev.fix_at_5 >= 0.91, (dev.fix_at_1, dev.fix_at_5)
+    assert dev.precision >= 0.83 and dev.hard_negative_false_fix <= 0.19
+    assert len(dev.exact_collisions) <= 1

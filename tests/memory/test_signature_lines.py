@@ -75,6 +75,10 @@ def test_unwrap_splits_escaped_logs_decodes_entities_and_drops_markdown() -> Non
         # a logger's bracketed level and process tag, markdown emphasis around the line
         ("_[FATAL tini (7)] exec ./entrypoint.sh failed: Permission denied_",
          "[FATAL tini (7)] exec ./entrypoint.sh failed: Permission denied"),
+        # a user's lead-in on the error's own line
+        ("Today my kubernetes cluster give me this error: 0/1 nodes are available: 1 node(s) had "
+         "taints that the pod didn't tolerate.",
+         "0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate."),
         # an issue title's tag is not part of the error
         ("[Bug] exec ./docker-entrypoint.sh: no such file or directory",
          "exec ./docker-entrypoint.sh: no such file or directory"),
@@ -91,6 +95,16 @@ def test_a_describe_listing_without_a_message_line_is_read_by_its_fields() -> No
         "Reason:       OOMKilled",
         "Exit Code:    137",
     ]
+
+
+def test_a_dumped_error_without_a_message_is_read_by_its_telling_fields() -> None:
+    text = (
+        "    at Connection.parseE (/app/node_modules/pg/lib/connection.js:546:11)\n"
+        "  name: 'error',\n  length: 104,\n  severity: 'FATAL',\n  code: '28P01',\n"
+        "  detail: undefined,\n  routine: 'auth_failed' }"
+    )
+    salient_lines = signature_lines(text).salient
+    assert "code: '28P01'," in salient_lines and "routine: 'auth_failed' }" in salient_lines
 
 
 def test_a_banner_salient_line_yields_to_the_line_that_names_the_cause() -> None:

@@ -118,13 +118,12 @@ def discriminators(lines: Iterable[str]) -> frozenset[Discriminator]:
         named, lacking = _line_names(line)
         found.update(named)
         absent.update(lacking)
-    rule_set = rules()
     text = "\n".join(kept)
-    for rule in rule_set:
+    for rule in rules():
         if rule.whole_text:
             found.update((rule.kind, value) for value in rule.values(text))
-    named = {kind for kind, _ in found}
-    return frozenset(found | {(k, v) for k, v in absent if k not in named})
+    kinds = {kind for kind, _ in found}
+    return frozenset(found | {(k, v) for k, v in absent if k not in kinds})
 
 
 @cache

@@ -22,7 +22,7 @@ from legion_llm.memory.redact import redacted
 from legion_llm.memory.signatures.banners import shared_by
 from legion_llm.memory.signatures.banners import weight as banner_weight
 from legion_llm.memory.signatures.discriminators import Discriminator, discriminators, telling
-from legion_llm.memory.signatures.lines import signature_lines, split_salient
+from legion_llm.memory.signatures.lines import SignatureLines, signature_lines, split_salient
 from legion_llm.memory.signatures.normalise import normalise
 from legion_llm.memory.signatures.tokens import (
     CODE,
@@ -154,6 +154,19 @@ def _promoted(salient: list[str], secondary: list[str]) -> tuple[list[str], list
     return [cause, *salient], [line for line in secondary if line != cause]
 
 
+def _exact_lines(
+    salient: list[str], found: SignatureLines, names: frozenset[Discriminator]
+) -> list[str]:
+    """What the strong fingerprint is made of: the whole printed output (two causes can print
+    the same error line, rarely the same output), banners aside, when the salient lines (or the
+    first secondary one) are specific; else nothing."""
+    strong = [line for line in salient if not shared_by(line)]
+    strong = strong or [line for line in found.secondary if not shared_by(line)][:1]
+    if not _specific(strong, telling(names)):
+        return []
+    return strong + [line for line in found.output if not shared_by(line)]
+
+
 @lru_cache(maxsize=4096)
 def features(text: str) -> Features:
     """What the matcher keeps of one error text (cached: pure, and asked again by every index
@@ -172,15 +185,9 @@ def features(text: str) -> Features:
     for kind, value in telling(names):
         sal[f"{kind}={value}"] = NAME
         scale.pop(f"{kind}={value}", None)
-    strong = [line for line in salient if not shared_by(line)]
-    strong = strong or [line for line in found.secondary if not shared_by(line)][:1]
-    if not _specific(strong, telling(names)):
-        strong = []
-    else:  # the whole output: two causes can print the same error line, rarely the same output
-        strong += [line for line in found.output if not shared_by(line)]
     ctx = tokens(normalise("\n".join(found.context[:MAX_CONTEXT_LINES])))
     return Features(
-        _fingerprint(strong, names),
+        _fingerprint(_exact_lines(salient, found, names), names),
         sal,
         {t: k for t, k in ctx.items() if t not in sal},
         codes,
