@@ -400,3 +400,14 @@ def test_a_log_prefix_does_not_hide_an_indented_command() -> None:
         "#9 1.204 \tgo get example.com/x/y"
     )
     assert salient(text) == "no required module provides package example.com/x/y; to add it:"
+
+
+def test_a_value_only_one_side_names_is_variation_not_difference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stored = 'FATAL:  database "shop" does not exist'
+    query = 'PostgresError: database "immich" does not exist'
+    shared = SignatureIndex([Candidate("db", stored)]).rank(query, 1)[0].score
+    monkeypatch.setattr(signatures, "ONE_SIDED", {})
+    full = SignatureIndex([Candidate("db", stored)]).rank(query, 1)[0].score
+    assert shared > full  # the two database names weigh less in the union
