@@ -36,6 +36,7 @@ from legion_llm.llm.errors import (
 )
 from legion_llm.llm.offline import REGISTRY, OfflineCall, OfflineRegistry
 from legion_llm.llm.prompts import RenderedPrompt, load_prompt
+from legion_llm.llm.tokens import count_tokens, with_safety
 from legion_llm.memory.redact import Redactor
 
 T = TypeVar("T", bound=BaseModel)
@@ -125,6 +126,12 @@ class Engine(Protocol):
 
     def input_budget(self, max_tokens: int | None = None) -> int | None: ...
 
+    def estimate_tokens(self, text: str) -> int: ...
+
+    def measure(
+        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
+    ) -> int: ...
+
 
 class EngineBase:
     """Shared `ask`: load and render the prompt strictly, answer, and report this ask's usage."""
@@ -194,6 +201,22 @@ class EngineBase:
     def input_budget(self, max_tokens: int | None = None) -> int | None:
         """Estimated input tokens one call may carry (None: no limit)."""
         return None
+
+    def estimate_tokens(self, text: str) -> int:
+        """This engine's offline estimate of `text` as input, in the unit of `input_budget`."""
+        return with_safety(count_tokens(text))
+
+    def measure(
+        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
+    ) -> int:
+        """The estimate this engine checks against `input_budget` before it sends this ask: a
+        pipeline that splits its input (compaction) plans with it, so every part it plans is one
+        the engine accepts."""
+        return self.request_tokens(self.request(schema, prompt_name, variables))
+
+    def request_tokens(self, request: Request[Any]) -> int:
+        prompt = request.prompt
+        return self.estimate_tokens("\n".join((prompt.system, prompt.context, prompt.user)))
 
     def usage_dict(self) -> dict[str, Any]:
         return self.meter.as_dict(self.name)
@@ -282,6 +305,14 @@ class FallbackEngine(EngineBase):
 
     def input_budget(self, max_tokens: int | None = None) -> int | None:
         return self.primary.input_budget(max_tokens)
+
+    def estimate_tokens(self, text: str) -> int:
+        return self.primary.estimate_tokens(text)
+
+    def measure(
+        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
+    ) -> int:
+        return self.primary.measure(schema, prompt_name, variables)
 
     def usage_dict(self) -> dict[str, Any]:
         return self.meter.as_dict(self.primary.name)

@@ -342,6 +342,14 @@ class PlanningEngine(EngineBase):
     def input_budget(self, max_tokens: int | None = None) -> int | None:
         return self.primary.input_budget(max_tokens)
 
+    def estimate_tokens(self, text: str) -> int:
+        return self.primary.estimate_tokens(text)
+
+    def measure(
+        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
+    ) -> int:
+        return self.primary.measure(schema, prompt_name, variables)
+
 
 @dataclass
 class BatchEngines:

@@ -78,8 +78,7 @@ class ClaudeEngine(EngineBase):
 
     def answer(self, request: Request[T]) -> Answer[T]:
         max_tokens = request.max_tokens or self.config.max_tokens
-        kwargs = build_request(request.schema, request.prompt, info=self.info,
-                               max_tokens=max_tokens, mode=self.mode, effort=self.config.effort)  # fmt: skip
+        kwargs = self._kwargs(request, max_tokens)
         answer_tokens = request.expected_output_tokens or min(max_tokens, DEFAULT_ANSWER_TOKENS)
         expected = expected_output(self.info, answer_tokens)
 
@@ -90,9 +89,20 @@ class ClaudeEngine(EngineBase):
         prompt = request.prompt
         return Answer(output, Usage(), prompt.name, prompt.sha256, self.name, self.model)
 
+    def _kwargs(self, request: Request[Any], max_tokens: int) -> dict[str, Any]:
+        return build_request(request.schema, request.prompt, info=self.info,
+                             max_tokens=max_tokens, mode=self.mode, effort=self.config.effort)  # fmt: skip
+
+    def estimate_tokens(self, text: str) -> int:
+        """Offline estimate of `text` as input, scaled for the model's tokenizer."""
+        return self.info.scale(count_tokens(text))
+
+    def request_tokens(self, request: Request[Any]) -> int:
+        return self.estimate_input_tokens(self._kwargs(request, self.config.max_tokens))
+
     def estimate_input_tokens(self, kwargs: dict[str, Any]) -> int:
-        """Offline estimate of the request, scaled for the model's tokenizer."""
-        return self.info.scale(count_tokens(request_text(kwargs)))
+        """Offline estimate of the request, the one its size check and the chunker use."""
+        return self.estimate_tokens(request_text(kwargs))
 
     def _send(self, kwargs: dict[str, Any], expected: int) -> Message:
         """One logical call: counts, budget and cap, the streamed request, usage recorded."""

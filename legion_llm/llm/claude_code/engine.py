@@ -53,7 +53,6 @@ from legion_llm.llm.config import LLMConfig
 from legion_llm.llm.engine import Answer, EngineBase, Request
 from legion_llm.llm.errors import InvalidOutputError, NoToolCallError
 from legion_llm.llm.pricing import MODELS, ModelInfo, estimate_cost, row_or_dearest
-from legion_llm.llm.tokens import count_tokens, with_safety
 
 T = TypeVar("T", bound=BaseModel)
 Runner = Callable[..., CliRun]
@@ -97,6 +96,15 @@ class ClaudeCodeEngine(EngineBase):
     def _info(self) -> ModelInfo:
         return row_or_dearest(self.model, self.config.price)
 
+    def request_tokens(self, request: Request[Any]) -> int:
+        schema = json.dumps(json_schema(request.schema), ensure_ascii=False)
+        return self._estimate(request, request.prompt.full_user, schema)
+
+    def _estimate(self, request: Request[Any], user: str, schema: str) -> int:
+        """What one CLI run is checked at: the system prompt, stdin and schema, and the CLI's own."""
+        text = "\n".join((request.prompt.system, user, schema))
+        return self.estimate_tokens(text) + SCHEMA_OVERHEAD_TOKENS
+
     def answer(self, request: Request[T]) -> Answer[T]:
         schema = json.dumps(json_schema(request.schema), ensure_ascii=False)
         name = request.prompt.name
@@ -118,8 +126,7 @@ class ClaudeCodeEngine(EngineBase):
     def _ask_once(self, request: Request[Any], schema: str, user: str) -> object:
         """One CLI run: budget checks, the run, usage recorded, failures raised."""
         max_tokens = request.max_tokens or self.config.max_tokens
-        estimate = with_safety(count_tokens("\n".join((request.prompt.system, user, schema))))
-        estimate += SCHEMA_OVERHEAD_TOKENS
+        estimate = self._estimate(request, user, schema)
         check_fits(estimate, self.input_budget(max_tokens), f"the prompt (model {self.model})")
         answer = request.expected_output_tokens or min(max_tokens, DEFAULT_ANSWER_TOKENS)
         allowed = self.meter.reserve(self._info(), input_tokens=estimate,

@@ -17,9 +17,8 @@ from typing import Any
 
 from legion_llm.llm.budget import Usage, pack_chunks
 from legion_llm.llm.engine import Engine
-from legion_llm.llm.errors import BudgetExceededError
+from legion_llm.llm.errors import BudgetExceededError, TokenBudgetError
 from legion_llm.llm.offline import OfflineCall
-from legion_llm.llm.tokens import count_tokens, with_safety
 from legion_llm.memory.phases.extract import PhaseFacts
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem
 from legion_llm.pipeline.compact.logs import reduce_output
@@ -33,12 +32,18 @@ from legion_llm.pipeline.compact.offline import (
 from legion_llm.pipeline.compact.prepare import Prepared
 from legion_llm.pipeline.compact.render import Header, PhaseDigest, merge, render
 from legion_llm.pipeline.compact.settle import Proposal
-from legion_llm.pipeline.compact.split import chunk_facts, prompt_variables, split_doc
+from legion_llm.pipeline.compact.split import (
+    SPLIT_HEADER_TOKENS,
+    chunk_facts,
+    prompt_variables,
+    split_doc,
+)
 from legion_llm.pipeline.compact.verify import Review, originals_tokens, tokens_of
 
 CALL_CAP_TOKENS = 30_000  # per call: keeps each answer inside the output limit at the 0.40 target
 OUTPUT_CAP_TOKENS = 16_000
-PROMPT_ROOM_TOKENS = 1_500  # the prompt file's own text, tool overhead and a re-ask's feedback
+FEEDBACK_ROOM_TOKENS = 600  # a re-ask's feedback in place of the first ask (measured, the rest)
+TARGET_DIGITS = 99_999  # the target length as the widest number it is written with
 
 
 @dataclass
@@ -60,7 +65,7 @@ class EngineProposer:
         facts = self.prep.facts
         sent = tuple(replace(d, text=reduce_output(d.text, facts.requirement_ids, facts.paths))
                      for d in self.prep.docs)  # fmt: skip
-        self.chunks = _chunks(self.prep, sent, _budget(self.engine, self.call_budget))
+        self.chunks = _chunks(self.prep, sent, _budget(self.engine, self.call_budget), self.engine)
         if len(self.chunks) > 1:
             self.warnings.append(
                 f"notice: the phase is too large for one call; compacted {len(self.prep.docs)} "
@@ -232,20 +237,25 @@ def _budget(engine: Engine, explicit: int | None) -> int | None:
 
 
 def _chunks(
-    prep: Prepared, docs: tuple[PlanDoc, ...], budget: int | None
+    prep: Prepared, docs: tuple[PlanDoc, ...], budget: int | None, engine: Engine
 ) -> list[tuple[PlanDoc, ...]]:
-    """All plans in one call when they fit, else plan by plan (long plans in parts), packed."""
+    """All plans in one call when they fit, else plan by plan (long plans in parts), packed.
+    Sizes are the engine's own estimates (the request it would build, less the summaries, plus
+    room for a re-ask's feedback; each text as it counts it), so every part passes its check."""
     if budget is None:
         return [docs]
-    listed = prompt_variables(prep.phase, docs, prep.facts, 0, prep.facts)
-    lists = "\n".join(v for k, v in listed.items() if k != "summaries")
-    overhead = with_safety(count_tokens(lists)) + PROMPT_ROOM_TOKENS
-
-    def count(text: str) -> int:
-        return with_safety(count_tokens(text))
-
+    listed = prompt_variables(prep.phase, docs, prep.facts, TARGET_DIGITS, prep.facts)
+    bare = engine.measure(PhaseDigest, PROMPT, {**listed, "summaries": ""})
+    overhead = bare + FEEDBACK_ROOM_TOKENS
+    count = engine.estimate_tokens
     if overhead + count("\n".join(d.text for d in docs)) <= budget:
         return [docs]
+    if budget - overhead <= SPLIT_HEADER_TOKENS:
+        raise TokenBudgetError(
+            f"the compaction prompt alone is about {overhead} tokens with a re-ask's room; an "
+            f"input budget of {budget} leaves no room for any summary (raise max_input_tokens)",
+            data={"estimated_tokens": overhead, "budget_tokens": budget},
+        )
     parts = [part for doc in docs for part in split_doc(doc, budget - overhead, count)]
     grouped = pack_chunks([p.text for p in parts], budget, count, overhead=overhead)
     chunks, index = [], 0

@@ -23,6 +23,9 @@ from legion_llm.pipeline.compact.offline import PlanDoc
 
 Count = Callable[[str], int]
 FIRST_ASK = "Propose the digest: every section, following the rules."
+SPLIT_HEADER_TOKENS = (
+    100  # room for a part's header (`# Plan 03-01: ... (continued)`, `part 2 of 3`)
+)
 
 
 def _plan_line(doc: PlanDoc) -> str:
@@ -128,7 +131,7 @@ def split_doc(doc: PlanDoc, budget: int, count: Count) -> list[PlanDoc]:
         return [doc]
     lines = doc.text.split("\n")
     sizes = [count(line) + 1 for line in lines]
-    pieces = _pack(_blocks(lines), sizes, budget - 100)  # room for the part header
+    pieces = _pack(_blocks(lines), sizes, budget - SPLIT_HEADER_TOKENS)
     title = doc.facts.name or doc.facts.id
     inside = _inside_fence(lines)
     parts = []
