@@ -5,7 +5,8 @@ digest says about them is supported. The rules, the same for every engine (offli
 
 - verification: PASS, FAIL or PARTIAL only when a summary of this phase reports the id that way
   (`PhaseFacts.grounded`: requirements lists, requirement lines, prose status lines, bounded
-  by the plan's outcome); otherwise NOT VERIFIED. A verdict's evidence cites a reporting plan.
+  by the plan's outcome); otherwise NOT VERIFIED. A verdict's evidence cites a reporting plan
+  and says only what those plans' summaries say (or that the id was reported, passed, is open).
 - deliverables: each names a plan of this phase; every plan with a summary has one; its text
   shares substantive content with that plan's summary (grounding.py) and not only with another
   plan's.
@@ -56,6 +57,10 @@ _NEUTRAL_WORDS = """named mentioned referenced listed touched new edited deleted
     moved generated read tested configured documented file only summaries verification recorded
     noted cited kept replaced split merged"""
 _NEUTRAL = terms_of(_NEUTRAL_WORDS.split())
+_VERDICT_WORDS = """report reported reports roadmap requirement verified verify pass passed passing
+    fail failed failing partial partially satisfied satisfies satisfy covered cover covers open
+    unclear yet only listed named summary"""
+_EVIDENCE_NEUTRAL = _NEUTRAL | terms_of(_VERDICT_WORDS.split())
 _DECIDING = re.compile(
     r"\b(?:decid|chose|choos|choice|reject|instead of|rather than|opt(?:ed)?)", re.I
 )
@@ -162,7 +167,7 @@ def ground(digest: PhaseDigest, facts: PhaseFacts, evidence: Evidence) -> list[P
         *_deliverables(digest, facts, evidence),
         *_decisions(digest, facts, evidence),
         *_files(digest, facts, evidence),
-        *_verification(digest, facts),
+        *_verification(digest, facts, evidence),
         *_checks(digest, facts, evidence),
         *_agents(digest, evidence),
     ]
@@ -284,7 +289,7 @@ def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Pro
                           "about it", path=path)  # fmt: skip
 
 
-def _verification(digest: PhaseDigest, facts: PhaseFacts) -> Iterable[Problem]:
+def _verification(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:
     ids, seen = set(facts.requirement_ids), set()
     for item in digest.verification:
         rid = item.requirement_id.strip()
@@ -308,9 +313,24 @@ def _verification(digest: PhaseDigest, facts: PhaseFacts) -> Iterable[Problem]:
         elif _placeholder_evidence(item.evidence):
             yield Problem("placeholder", "verification",
                           f"{rid}: evidence {item.evidence!r} is a placeholder", id=rid)  # fmt: skip
+        elif not _evidence_grounded(item.evidence, truth.plans or tuple(ev.plans), ev):
+            yield Problem("ungrounded-text", "verification",
+                          f"{rid}: evidence {_short(item.evidence)!r} is not what the summaries "
+                          f"of {', '.join(truth.plans) or 'this phase'} say", id=rid)  # fmt: skip
         elif item.verdict != "not verified" and not any(p in item.evidence for p in truth.plans):
             yield Problem("uncited-evidence", "verification",
                           f"{rid}: the evidence does not cite {', '.join(truth.plans)}", id=rid)  # fmt: skip
+
+
+def _evidence_grounded(evidence: str, plans: Sequence[str], ev: Evidence) -> bool:
+    """Each `; ` part of the evidence (plan ids aside) says only that the id was reported,
+    passed, is open... or is grounded in the summaries of the plans that report the id (any
+    plan of the phase, for an id none reports)."""
+    source = terms_of([])
+    for pid in plans:
+        source |= ev.plans.get(pid, frozenset())
+    parts = [part for part in _PLAN_ID.sub(" ", evidence).split("; ") if part.strip()]
+    return all(content_terms(p) <= _EVIDENCE_NEUTRAL or grounded(p, source) for p in parts)
 
 
 def _placeholder_evidence(evidence: str) -> bool:
