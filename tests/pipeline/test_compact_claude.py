@@ -279,3 +279,17 @@ def render_good(phase: Any, digest: PhaseDigest) -> str:
     from legion_llm.pipeline.compact.run import header_for
 
     return render(header_for(prepare(phase), TODAY), digest)
+
+
+def test_an_id_named_elsewhere_but_left_out_of_verification_gets_its_verdict(
+    tmp_path: Path, api: respx.MockRouter, claude: Make
+) -> None:
+    phase = phase_of("non-plan-summaries-excluded", tmp_path, "8")
+    good = good_digest(phase)
+    assert any("AGT-03" in c.result for c in good.checks)  # the id stays in the text
+    route = api.post("/v1/messages").mock(side_effect=[reply(without_requirement(good, "AGT-03"))])
+    result = compact_phase(phase, claude(fallback_offline=False), today=TODAY, force=True)
+    assert len(route.calls) == 1  # repaired, not re-asked
+    assert "- AGT-03: PASS — reported by 08-03" in lines(result.text, "Verification")
+    assert "requirements_satisfied: [AGT-01, AGT-02, AGT-03, AGT-04]" in result.text
+    assert "requirement AGT-03 added to Verification (the proposal left it out)" in result.repaired

@@ -12,8 +12,9 @@ both for one proposal.
 - shape: which of the spec's sections are missing, which extra ones exist, which plans it never
   names, and which frontmatter keys are absent.
 
-With `strict=True` (the compactor's own output) an id must sit in the Verification section and a
-path in the Files Modified table; a hand-made file only has to mention them somewhere.
+With `strict=True` (the compactor's own output) an id must have a verdict line in the
+Verification section and a path sit in the Files Modified table; a hand-made file only has to
+mention them somewhere.
 """
 
 from __future__ import annotations
@@ -126,6 +127,15 @@ def _section_text(body: str, title: str) -> str:
     return "\n".join(s.text for s in sections(body) if s.title.lower().startswith(wanted))
 
 
+_VERDICT_HEAD = re.compile(r"^- (.+?): (?:PASS|FAIL|PARTIAL|NOT VERIFIED) —", re.M)
+
+
+def _verdict_heads(verification: str) -> str:
+    """The ids the rendered Verification gives a verdict (`- R1: PASS — ...`): an id named only
+    in a plan's check line or in another id's evidence has none."""
+    return "\n".join(m.group(1) for m in _VERDICT_HEAD.finditer(verification))
+
+
 def _headings(body: str) -> list[str]:
     return [s.title for s in sections(body) if s.level == 2]
 
@@ -145,7 +155,7 @@ def verify_document(
     """Every check of the module docstring over one document (linear in its size: each scope
     is scanned once; only what that scan misses is searched for again)."""
     frontmatter, body = split_frontmatter(text)
-    id_scope = _section_text(body, "Verification") if strict else text
+    id_scope = _verdict_heads(_section_text(body, "Verification")) if strict else text
     path_scope = _section_text(body, "Files Modified") if strict else text
     named_paths = find_paths(text)
     in_scope = set(named_paths) if path_scope is text else set(find_paths(path_scope))
