@@ -194,3 +194,42 @@ def test_a_missing_requirement_gets_its_grounded_verdict_and_plan(tmp_path: Path
     assert any(line.startswith("- R2.7: PARTIAL — ") and "05-03" in line for line in lines)
     assert "- R2.6: NOT VERIFIED — named in ROADMAP.md; no plan summary reports it" in lines
     assert settled.sections["verification"]["source"] == "host"
+
+
+def padded(digest: PhaseDigest, times: int = 40) -> PhaseDigest:
+    """A grounded answer blown up: each deliverable says its summary `times` times over."""
+    return digest.model_copy(update={"deliverables": [
+        d.model_copy(update={"summary": " ".join([d.summary] * times)})
+        for d in digest.deliverables]})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "spec"), [("legion-spec-billing-exports", "3"), ("brace-lists-and-bare-names", "2")]
+)
+def test_an_answer_many_times_the_originals_is_not_written_as_the_models_work(
+    tmp_path: Path, case: str, spec: str
+) -> None:
+    prep, header = setup(tmp_path, case, spec)
+    offline = offline_proposal(prep, header)
+    long = padded(offline)
+    asked: list[Review] = []
+
+    def again(first: Review) -> Proposal:
+        asked.append(first)
+        return Proposal(long, "anthropic")  # asked to shorten, it answers the same
+
+    settled = settle(prep, header, [Proposal(long, "anthropic")], ask_again=again)
+    small = prep.tokens_original < 1_500
+    limit = prep.tokens_original * 0.5
+    if small:  # the originals or the offline digest, whichever is longer
+        limit = max(prep.tokens_original, review(prep, header, offline).presence.tokens_output)
+    assert settled.review.presence.tokens_output <= limit
+    assert review(prep, header, long).presence.tokens_output > 2 * limit
+    assert settled.sections["deliverables"] == {**settled.sections["deliverables"],
+                                                "source": "offline", "fallback": True,
+                                                "because": ["too-long"]}  # fmt: skip
+    assert settled.sections["files"]["source"] == "anthropic"  # the sections that were fine
+    assert settled.fell_back and settled.engine == "offline+anthropic"
+    assert settled.digest.deliverables == offline.deliverables
+    assert any("(too-long)" in w for w in settled.warnings)
+    assert bool(asked) != small  # no paid re-ask for a small phase

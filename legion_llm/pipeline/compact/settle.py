@@ -22,18 +22,25 @@ text is the offline engine's (`fell_back`); `engine` never names a model for off
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from legion_llm.errors import LegionError
+from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.redact import project_redactor, text_hits, write_warning
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, offline_proposal
 from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
 from legion_llm.pipeline.compact.repair import repair
-from legion_llm.pipeline.compact.verify import Review, presence_problems, verify_document
+from legion_llm.pipeline.compact.verify import (
+    Review,
+    presence_problems,
+    tokens_of,
+    verify_document,
+)
 
 OFFLINE = "offline"
 # a phase shorter than this compacts to little more than its headings and one row per id and
@@ -140,6 +147,7 @@ def settle(
             reviews.append(review(prep, header, again.digest))
     offline = _Offline(prep, header, candidates, reviews)
     digest, sections = _choose(candidates, reviews, offline)
+    digest = _within_length(prep, header, digest, sections, offline)
     chosen = reviews[-1] if digest == candidates[-1].digest else review(prep, header, digest)
     digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
     final = chosen if not repaired else review(prep, header, digest)
@@ -205,6 +213,41 @@ def _choose(
             sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,
                               "because": why, "items": len(chosen[name])}  # fmt: skip
     return PhaseDigest(**chosen), sections
+
+
+def _within_length(
+    prep: Prepared,
+    header: Header,
+    digest: PhaseDigest,
+    sections: dict[str, dict[str, Any]],
+    offline: _Offline,
+) -> PhaseDigest:
+    """A document still over the length (asked once already, on a phase worth a re-ask) takes
+    the offline engine's text for its most bloated sections until it fits: a model's answer
+    many times the originals is not a compaction to write as its work. The limit is half the
+    originals, or on a small phase the originals or the offline digest, whichever is longer."""
+    limit = prep.tokens_original * MAX_RATIO
+    if tokens_of(render(header, digest)) <= limit:
+        return digest
+    if prep.tokens_original < LENGTH_MIN_TOKENS:
+        limit = max(prep.tokens_original, tokens_of(render(header, offline.digest)))
+    excess = sorted(SECTION_NAMES, reverse=True, key=lambda name: _size(digest, name)
+                    - _size(offline.digest, name))  # fmt: skip
+    for name in excess:
+        if tokens_of(render(header, digest)) <= limit:
+            break
+        if sections[name]["source"] == OFFLINE or _size(digest, name) <= _size(
+            offline.digest, name
+        ):
+            continue
+        digest = digest.model_copy(update={name: getattr(offline.digest, name)})
+        sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,
+                          "because": ["too-long"], "items": len(getattr(digest, name))}  # fmt: skip
+    return digest
+
+
+def _size(digest: PhaseDigest, section: str) -> int:
+    return count_tokens(json.dumps([item.model_dump() for item in getattr(digest, section)]))
 
 
 def _last_resort(digest: PhaseDigest, final: Review) -> tuple[PhaseDigest, list[str]]:
