@@ -147,7 +147,8 @@ def settle(
             reviews.append(review(prep, header, again.digest))
     offline = _Offline(prep, header, candidates, reviews)
     digest, sections = _choose(candidates, reviews, offline)
-    digest = _within_length(prep, header, digest, sections, offline)
+    as_proposed = reviews[-1].text if digest == candidates[-1].digest else None
+    digest = _within_length(prep, header, digest, sections, offline, as_proposed)
     chosen = reviews[-1] if digest == candidates[-1].digest else review(prep, header, digest)
     digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
     final = chosen if not repaired else review(prep, header, digest)
@@ -221,13 +222,16 @@ def _within_length(
     digest: PhaseDigest,
     sections: dict[str, dict[str, Any]],
     offline: _Offline,
+    rendered: str | None = None,
 ) -> PhaseDigest:
     """A document still over the length (asked once already, on a phase worth a re-ask) takes
     the offline engine's text for its most bloated sections until it fits: a model's answer
     many times the originals is not a compaction to write as its work. The limit is half the
     originals, or on a small phase the originals or the offline digest, whichever is longer."""
+    if all(s["source"] == OFFLINE for s in sections.values()):
+        return digest  # the offline engine's length is its own (every path has its row)
     limit = prep.tokens_original * MAX_RATIO
-    if tokens_of(render(header, digest)) <= limit:
+    if tokens_of(rendered or render(header, digest)) <= limit:
         return digest
     if prep.tokens_original < LENGTH_MIN_TOKENS:
         limit = max(prep.tokens_original, tokens_of(render(header, offline.digest)))
