@@ -24,6 +24,7 @@ from legion_llm.llm.errors import (
     NoToolCallError,
     OutputTruncatedError,
     RefusalError,
+    TokenBudgetError,
 )
 
 if TYPE_CHECKING:
@@ -41,7 +42,14 @@ def ask_structured(send: Send, request: dict[str, Any], schema: type[T], prompt_
     if output is not None:
         return output
     retry = {**request, "messages": [*request["messages"], *reask]}
-    message = send(retry)
+    try:
+        message = send(retry)
+    except TokenBudgetError as exc:  # the answer sent back makes the re-ask too large
+        raise InvalidOutputError(
+            f"Claude's answer to prompt {prompt_name!r} did not match {schema.__name__} "
+            f"({error}) and the re-ask with it would not fit: {exc.message}",
+            data={"prompt": prompt_name, "validation_errors": error},
+        ) from None
     output, error, _ = _read(message, retry, schema, prompt_name)
     if output is not None:
         return output

@@ -98,6 +98,10 @@ class EngineProposer:
             except BudgetExceededError as exc:
                 self._stop(exc, "the re-ask was not made")
                 break
+            except TokenBudgetError as exc:  # its feedback made it too large: the text falls back
+                self.warnings.append(f"notice: the re-ask of {', '.join(_labels(chunk))} was "
+                                     f"not made ({exc.message})")  # fmt: skip
+                continue
             old = self._digests[index]
             self._digests[index] = old.model_copy(update={s: getattr(new, s) for s in redo})
             self._sources[index] = source
