@@ -254,7 +254,25 @@ class OfflineEngine(EngineBase):
         return Answer(output, Usage(), request.prompt.name, request.prompt.sha256, self.name, None)
 
 
-class FallbackEngine(EngineBase):
+class SizedByPrimary:
+    """For an engine that wraps `primary`: what one call may carry, and how big a request is,
+    are the primary's (the pipeline that splits its input asks the wrapper)."""
+
+    primary: Engine
+
+    def input_budget(self, max_tokens: int | None = None) -> int | None:
+        return self.primary.input_budget(max_tokens)
+
+    def estimate_tokens(self, text: str) -> int:
+        return self.primary.estimate_tokens(text)
+
+    def measure(
+        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
+    ) -> int:
+        return self.primary.measure(schema, prompt_name, variables)
+
+
+class FallbackEngine(SizedByPrimary, EngineBase):
     """Claude first; the offline step when one answer is unusable (for that answer), and, unless
     the engine was asked for explicitly, when Claude is unavailable (for the rest of the run).
     Each reason is one notice."""
@@ -302,17 +320,6 @@ class FallbackEngine(EngineBase):
                     f"({reason}); the offline engine answered it"
                 )
             return replace(self.fallback.answer(request), fallback_reason=reason)
-
-    def input_budget(self, max_tokens: int | None = None) -> int | None:
-        return self.primary.input_budget(max_tokens)
-
-    def estimate_tokens(self, text: str) -> int:
-        return self.primary.estimate_tokens(text)
-
-    def measure(
-        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
-    ) -> int:
-        return self.primary.measure(schema, prompt_name, variables)
 
     def usage_dict(self) -> dict[str, Any]:
         return self.meter.as_dict(self.primary.name)

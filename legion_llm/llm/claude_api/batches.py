@@ -43,6 +43,7 @@ from legion_llm.llm.engine import (
     Notices,
     OfflineEngine,
     Request,
+    SizedByPrimary,
 )
 from legion_llm.llm.errors import LLMUnavailableError, NoApiKeyError, StructuredOutputError
 from legion_llm.llm.offline import OfflineRegistry
@@ -315,7 +316,7 @@ class ReplayEngine(FallbackEngine):
             return replace(self.fallback.answer(request), fallback_reason=exc.message)
 
 
-class PlanningEngine(EngineBase):
+class PlanningEngine(SizedByPrimary, EngineBase):
     """Plan mode: the batch engine records each request, and the offline step answers it for now
     (so the pipeline reaches its next request). Nothing is sent, nothing is billed."""
 
@@ -338,17 +339,6 @@ class PlanningEngine(EngineBase):
             return self.primary.answer(request)
         except Deferred:
             return self.fallback.answer(request)
-
-    def input_budget(self, max_tokens: int | None = None) -> int | None:
-        return self.primary.input_budget(max_tokens)
-
-    def estimate_tokens(self, text: str) -> int:
-        return self.primary.estimate_tokens(text)
-
-    def measure(
-        self, schema: type[BaseModel], prompt_name: str, variables: Mapping[str, Any]
-    ) -> int:
-        return self.primary.measure(schema, prompt_name, variables)
 
 
 @dataclass
