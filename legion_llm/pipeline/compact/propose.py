@@ -42,7 +42,7 @@ from legion_llm.pipeline.compact.verify import Review, originals_tokens, tokens_
 
 CALL_CAP_TOKENS = 30_000  # per call: keeps each answer inside the output limit at the 0.40 target
 OUTPUT_CAP_TOKENS = 16_000
-FEEDBACK_ROOM_TOKENS = 600  # a re-ask's feedback in place of the first ask (measured, the rest)
+FEEDBACK_ROOM_TOKENS = 600  # a re-ask's feedback in place of the first ask (the rest is measured)
 TARGET_DIGITS = 99_999  # the target length as the widest number it is written with
 
 

@@ -235,14 +235,12 @@ def _within_length(
         return digest
     if prep.tokens_original < LENGTH_MIN_TOKENS:
         limit = max(prep.tokens_original, tokens_of(render(header, offline.digest)))
-    excess = sorted(SECTION_NAMES, reverse=True, key=lambda name: _size(digest, name)
-                    - _size(offline.digest, name))  # fmt: skip
-    for name in excess:
+    sizes = {name: (_size(digest, name), _size(offline.digest, name)) for name in SECTION_NAMES}
+    bloated_first = sorted(SECTION_NAMES, key=lambda n: sizes[n][1] - sizes[n][0])
+    for name in bloated_first:
         if tokens_of(render(header, digest)) <= limit:
             break
-        if sections[name]["source"] == OFFLINE or _size(digest, name) <= _size(
-            offline.digest, name
-        ):
+        if sections[name]["source"] == OFFLINE or sizes[name][0] <= sizes[name][1]:
             continue
         digest = digest.model_copy(update={name: getattr(offline.digest, name)})
         sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,

@@ -23,9 +23,8 @@ from legion_llm.pipeline.compact.offline import PlanDoc
 
 Count = Callable[[str], int]
 FIRST_ASK = "Propose the digest: every section, following the rules."
-SPLIT_HEADER_TOKENS = (
-    100  # room for a part's header (`# Plan 03-01: ... (continued)`, `part 2 of 3`)
-)
+# room for a part's header (`# Plan 03-01: ... (continued)`, `part 2 of 3`)
+SPLIT_HEADER_TOKENS = 100
 
 
 def _plan_line(doc: PlanDoc) -> str:
