@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "briefing": ("legion_llm.cli.maintenance", "briefing", False),
     "prune": ("legion_llm.cli.maintenance", "prune_cmd", False),
     "patterns": ("legion_llm.cli.knowledge", "patterns_app", True),
-    "errors": ("legion_llm.cli.knowledge", "errors_app", True),
+    "errors": ("legion_llm.cli.errors", "errors_app", True),
     "preferences": ("legion_llm.cli.knowledge", "preferences_app", True),
     "recall": ("legion_llm.cli.knowledge", "recall_topic_cmd", False),
     "signals": ("legion_llm.cli.knowledge", "signals_cmd", False),

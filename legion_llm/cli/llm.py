@@ -25,12 +25,16 @@ from legion_llm.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from legion_llm.llm.claude_code.cli import ClaudeCodeStatus
     from legion_llm.llm.config import LLMConfig
     from legion_llm.llm.engine import Engine
     from legion_llm.llm.offline import OfflineRegistry
     from legion_llm.llm.pricing import ModelInfo
     from legion_llm.llm.sampling import Sampler
+    from legion_llm.memory.knowledge.store import Decide
+    from legion_llm.memory.signatures.match import Match
 
 app = typer.Typer(no_args_is_help=True, help="The LLM engine: check the set-up, run a self-test.")
 
@@ -324,3 +328,35 @@ def selftest(
         f"tokens, about ${usage['estimated_cost_usd']:.4f}"
     )
     finish(CommandResult("llm selftest", data, human, session.warnings, 0 if passed else 1), c)
+
+
+class LazySession:
+    """An LLM session opened only when a close call (the ambiguous band) needs a decision, so a
+    plain store never pays for importing the SDK."""
+
+    def __init__(
+        self,
+        c: Common,
+        engine: str | None,
+        model: str | None,
+        max_cost: float | None,
+        mcp: McpClient | None = None,
+        price: str | None = None,
+    ) -> None:
+        self.options = (c, engine, model, max_cost)
+        self.mcp = mcp
+        self.price = price
+        self.session: LLMSession | None = None
+
+    def open(self) -> LLMSession:
+        if self.session is None:
+            self.session = open_session(*self.options, mcp=self.mcp, price=self.price)
+        return self.session
+
+    def decider(self) -> Decide:
+        def decide(signature: str, matches: Sequence[Match]) -> tuple[int | None, str]:
+            from legion_llm.pipeline.errmatch import engine_decider
+
+            return engine_decider(self.open().engine)(signature, matches)
+
+        return decide

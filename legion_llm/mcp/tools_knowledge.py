@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from legion_llm.cli import knowledge
+from legion_llm.cli import errors, knowledge
 from legion_llm.cli.common import CommandResult, resolve_branch
+from legion_llm.cli.llm import LazySession
 from legion_llm.mcp.params import Agent, Branch, Engine, Limit, MaxCost, Model, Tags, Today
 from legion_llm.mcp.runner import Runner
 from legion_llm.mcp.sampling import client_of
@@ -79,7 +80,7 @@ class KnowledgeTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            llm = knowledge.LazySession(c, engine, model, max_cost, client_of(ctx))
+            llm = LazySession(c, engine, model, max_cost, client_of(ctx))
             return knowledge.add_result(c, ERRORS, values, llm)
 
         return run.run(build)
@@ -121,8 +122,8 @@ class KnowledgeTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            llm = knowledge.LazySession(c, engine, model, max_cost, client_of(ctx))
-            return knowledge.match_result(c, error_text, limit, llm)
+            llm = LazySession(c, engine, model, max_cost, client_of(ctx))
+            return errors.match_result(c, error_text, limit, llm)
 
         return run.run(build)
 
