@@ -42,12 +42,22 @@ from legion_llm.memory.outcomes.distill_candidates import (
 from legion_llm.memory.outcomes.read import read_outcomes
 from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
-from legion_llm.pipeline.grounding import grounded, is_placeholder, terms_of
+from legion_llm.pipeline.grounding import grounded, is_placeholder, support, terms_of
 from legion_llm.project import MemoryPaths
 
 PROMPT = "distill-patterns"
 GROUPS_PER_CALL = 8
 PATTERN_THRESHOLD = 0.3  # patterns generalise: calibrated good 0.44-1.0, unrelated 0-0.17
+# the context (where and why it worked) may also speak of the agents, the phases and why the
+# outcomes were chosen; the reuse criteria look ahead, so one shared term in five is enough
+# (calibrated in tests/pipeline/test_distill.py: paraphrases kept, injections and other topics not)
+CONTEXT_THRESHOLD = 0.3
+REUSE_SHARE = 0.2
+_WHY_WORDS = (
+    "review reviewed passed first cycle importance important succeeded outside division cross "
+    "pairing repeat repeating worth reuse reused involving tasks task type work agent agents "
+    "phase phases candidate distilled pattern patterns approach"
+)
 _O_ID = re.compile(r"^O-\d{3,}$")
 _TAG = re.compile(r"^[a-z0-9][a-z0-9.+#_/-]*$")
 
@@ -223,12 +233,21 @@ def verify(
 
 def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -> str | None:
     """Why the pattern does not rest on the outcomes it cites (their summaries, task types and
-    tags share too little of its content), or None."""
+    tags share too little of its content), or why its context or reuse criteria do not (they
+    may also name the agents, the phases and why the outcomes were chosen), or None."""
     cited = [c.record for c in prepared.selection.candidates if c.id in ids]
     source = terms_of(f"{r.summary} {r.task_type} {' '.join(r.tags)}" for r in cited)
-    if grounded(proposal.pattern, source, PATTERN_THRESHOLD):
-        return None
-    return f"the pattern shares too little with the outcomes it cites ({', '.join(ids)})"
+    if not grounded(proposal.pattern, source, PATTERN_THRESHOLD):
+        return f"the pattern shares too little with the outcomes it cites ({', '.join(ids)})"
+    where = source | terms_of(
+        [_WHY_WORDS, *(f"{' '.join(r.agents)} phase {r.phase} {r.plan}" for r in cited)]
+    )
+    reuse = support(proposal.reuse_criteria, source)
+    if not grounded(proposal.context, where, CONTEXT_THRESHOLD):
+        return f"the context shares too little with the outcomes it cites ({', '.join(ids)})"
+    if reuse.shared < 1 or reuse.share < REUSE_SHARE:
+        return f"the reuse criteria share nothing with the outcomes they cite ({', '.join(ids)})"
+    return None
 
 
 # ---------------------------------------------------------------- run
