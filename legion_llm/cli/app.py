@@ -41,7 +41,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "distill": ("legion_llm.cli.distill", "distill", False),
     "scan": ("legion_llm.cli.scan", "scan_cmd", False),
     "learnings": ("legion_llm.cli.learnings", "app", True),
-    "eval": ("legion_llm.cli.eval", "app", True),
+    "eval": ("legion_llm.cli.evals.app", "app", True),
     "batch": ("legion_llm.cli.batch", "app", True),
     "llm": ("legion_llm.cli.llm", "app", True),
     "mcp": ("legion_llm.mcp.command", "mcp_cmd", False),

@@ -247,7 +247,7 @@ def job_for(c: Common, record: BatchRecord) -> BatchJob:
         options = record.options
         return CompactAllJob(c.root, date.fromisoformat(options["today"]),
                              list(options["phases"]), bool(options.get("force")))  # fmt: skip
-    from legion_llm.cli.batch_evals import eval_job
+    from legion_llm.cli.evals.batch import eval_job
 
     return eval_job(c, record)
 

@@ -2,7 +2,7 @@
 
 Each command: options -> the suite's runner in legion_llm.evals -> a summary table, a JSON log
 (`--out`, default eval-logs/<suite>-<engine>-<time>.json) and exit code 1 when a gate fails.
-The functions are registered on the `eval` sub-app (cli/eval.py); `app` holds them too.
+The functions are registered on the `eval` sub-app (cli/evals/app.py); `app` holds them too.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from legion_llm.cli.batch import (
     TimeoutOpt,
     WaitOpt,
 )
-from legion_llm.cli.batch_evals import eval_batch_result
 from legion_llm.cli.common import (
     CommandResult,
     Common,
@@ -32,7 +31,8 @@ from legion_llm.cli.common import (
     common,
     finish,
 )
-from legion_llm.cli.eval_log import check_out, write_eval_log
+from legion_llm.cli.evals.batch import eval_batch_result
+from legion_llm.cli.evals.log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 
 if TYPE_CHECKING:

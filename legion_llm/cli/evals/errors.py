@@ -17,7 +17,6 @@ from legion_llm.cli.batch import (
     TimeoutOpt,
     WaitOpt,
 )
-from legion_llm.cli.batch_evals import eval_batch_result
 from legion_llm.cli.common import (
     CommandResult,
     Common,
@@ -27,7 +26,8 @@ from legion_llm.cli.common import (
     common,
     finish,
 )
-from legion_llm.cli.eval_log import check_out, write_eval_log
+from legion_llm.cli.evals.batch import eval_batch_result
+from legion_llm.cli.evals.log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import table
 

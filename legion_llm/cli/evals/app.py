@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from legion_llm.cli import eval_errors, learn_eval
 from legion_llm.cli.batch import (
     DEFAULT_INTERVAL,
     DEFAULT_TIMEOUT,
@@ -23,7 +22,6 @@ from legion_llm.cli.batch import (
     TimeoutOpt,
     WaitOpt,
 )
-from legion_llm.cli.batch_evals import eval_batch_result
 from legion_llm.cli.common import (
     CommandResult,
     Common,
@@ -33,7 +31,10 @@ from legion_llm.cli.common import (
     common,
     finish,
 )
-from legion_llm.cli.eval_log import check_out, write_eval_log
+from legion_llm.cli.evals import errors as eval_errors
+from legion_llm.cli.evals import learn as learn_eval
+from legion_llm.cli.evals.batch import eval_batch_result
+from legion_llm.cli.evals.log import check_out, write_eval_log
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
 from legion_llm.cli.render import plain, rich_print, table
 

@@ -30,14 +30,14 @@ def suite_result(
 ) -> CommandResult:
     """The suite's own run-and-log function (the same one the direct command uses)."""
     if suite == "compaction":
-        from legion_llm.cli.eval import compaction_result
+        from legion_llm.cli.evals.app import compaction_result
 
         return compaction_result(c, engine, fixtures, out, **kwargs)
     if suite == "errors":
-        from legion_llm.cli.eval_errors import errors_result
+        from legion_llm.cli.evals.errors import errors_result
 
         return errors_result(c, engine, fixtures, out, **kwargs)
-    from legion_llm.cli import learn_eval
+    from legion_llm.cli.evals import learn as learn_eval
 
     return learn_eval.suite_result(suite, c, engine, fixtures, out, **kwargs)
 
