@@ -87,11 +87,11 @@ def _clip(text: str) -> str:
 
 
 def _offline(match: Match) -> JudgedMatch:
+    """The deterministic verdict (decide_offline, the one the eval measures) and what made it."""
     if match.band == "match":
         return JudgedMatch(match, True, "exact" if match.exact else "fuzzy")
-    if match.band == "none":
-        return JudgedMatch(match, False, "none")
-    return JudgedMatch(match, decide_offline(match), "offline")
+    same = decide_offline(match)
+    return JudgedMatch(match, same, "offline" if same or match.band == "ambiguous" else "none")
 
 
 def _listing(matches: Sequence[Match]) -> str:

@@ -17,6 +17,7 @@ from legion_llm.memory.signatures.discriminators import (
     discriminators,
     rules,
     telling,
+    weak_kinds,
 )
 from legion_llm.memory.signatures.match import (
     Candidate,
@@ -155,3 +156,8 @@ def test_an_absent_name_conflicts_but_is_never_shared() -> None:
     assert ("line-ending", "lf") not in telling(discriminators([typo]))  # no shared token...
     assert telling(discriminators([crlf])) == {("line-ending", "crlf")}  # ...a named one is
     assert not conflicting(discriminators([typo]), discriminators([other]))
+
+
+def test_every_weak_kind_is_a_kind_some_rule_reads() -> None:
+    kinds = {rule.kind for rule in rules()}
+    assert weak_kinds() and weak_kinds() <= kinds, sorted(weak_kinds() - kinds)

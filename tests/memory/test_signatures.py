@@ -262,6 +262,34 @@ def test_decide_offline_in_each_band() -> None:
     assert not decide_offline(_match(MID + 0.05, **both))
 
 
+def test_a_shared_telling_name_decides_below_the_band_unless_something_conflicts() -> None:
+    agreed = ("auth=peer",)
+    low = signatures.AGREED_FLOOR + 0.01
+    assert low < LOW  # below the ambiguous band: without the name this is "none"
+    assert not decide_offline(_match(low))
+    assert decide_offline(_match(low, agreed=agreed))
+    assert not decide_offline(_match(signatures.AGREED_FLOOR - 0.01, agreed=agreed))
+    assert not decide_offline(_match(low, agreed=agreed, conflicts=("port=5432", "port=6379")))
+    assert not decide_offline(_match(low, agreed=agreed, conflicts=("E0432", "E0433")))
+
+
+def test_the_same_auth_method_worded_apart_is_one_root_cause_a_weak_name_is_not() -> None:
+    stored = 'FATAL: Peer authentication failed for user "dev" (PG::ConnectionBad on WSL2)'
+    query = 'knex: pool error: fatal: peer authentication failed for user "kemal"'
+    found = SignatureIndex([Candidate("E-1", stored)]).rank(query, 1)[0]
+    assert found.agreed == ("auth=peer",) and decide_offline(found)
+    other = 'FATAL: Ident authentication failed for user "dev" (PG::ConnectionBad on WSL2)'
+    differ = SignatureIndex([Candidate("E-2", other)]).rank(query, 1)[0]
+    assert not differ.agreed and not decide_offline(differ)
+    # an exit code both texts print (here 137, killed) says nothing of the cause
+    weak = SignatureIndex(
+        [Candidate("E-3", "Last State: Terminated  Reason: OOMKilled  Exit Code: 137")]
+    )
+    killed = "Back-off restarting failed container; Last State: Terminated  Exit Code: 137"
+    assert ("exit-code", "killed") in signatures.features(killed).names
+    assert weak.rank(killed, 1)[0].agreed == ()
+
+
 def test_same_root_cause_for_dedupe() -> None:
     same, score = same_root_cause(PY_TRACEBACK, PY_TRACEBACK_WIN)
     assert same and score == 1.0

@@ -192,3 +192,30 @@ def test_a_cost_cap_below_one_call_lets_the_offline_rule_decide(
     assert [(j.same, j.decided_by) for j in judged] == [(j.same, j.decided_by) for j in offline]
     assert route.call_count == 0
     assert any("offline rule decides the close calls" in m for m in collected.messages)
+
+
+def test_without_a_model_every_verdict_is_the_rule_the_eval_measures() -> None:
+    """`errors match` offline decides as `eval errors` measures it, in every band: a shared
+    telling name below the band is accepted by both (it was refused by `errors match` alone)."""
+    from legion_llm.evals.errors import load_dataset
+    from legion_llm.memory.signatures.match import (
+        Candidate,
+        Match,
+        SignatureIndex,
+        decide_offline,
+    )
+    from legion_llm.pipeline.errmatch import judge_verdicts
+
+    dataset = load_dataset(Path(__file__).parents[2] / "fixtures" / "errors")
+    index = SignatureIndex(Candidate(m.id, m.text) for m in dataset.messages[::2])
+    bands: set[str] = set()
+    for query in dataset.messages[1::2]:
+        ranked = index.rank(query.text, limit=5, without=query.id)
+        bands |= {m.band for m in ranked}
+        assert judge_verdicts(None, query.text, ranked) == [decide_offline(m) for m in ranked]
+    assert bands == {"match", "ambiguous", "none"}
+    close = Match(
+        Candidate("E-1", "FATAL: Peer authentication failed"), 0.25, "none", agreed=("auth=peer",)
+    )
+    assert decide_offline(close)
+    assert judge_verdicts(None, "fatal: peer authentication failed", [close]) == [True]

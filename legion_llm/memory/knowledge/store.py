@@ -96,7 +96,7 @@ def offline_decider(signature: str, matches: Sequence[Match]) -> tuple[int | Non
     """The first match the deterministic rule calls the same root cause."""
     for position, match in enumerate(matches):
         if decide_offline(match):
-            kind = "offline" if match.band == "ambiguous" else "fuzzy"
+            kind = "fuzzy" if match.band == "match" else "offline"
             return position, "exact" if match.exact else kind
     return None, "none"
 

@@ -86,9 +86,20 @@ def _rule(row: dict[str, object], data: dict[str, object]) -> Rule:
 
 
 @cache
+def _data(path: Path = DATA) -> dict[str, object]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
 def rules(path: Path = DATA) -> tuple[Rule, ...]:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return tuple(_rule(row, data) for row in data["rule"])
+    data = _data(path)
+    return tuple(_rule(row, data) for row in data["rule"])  # type: ignore[attr-defined]
+
+
+@cache
+def weak_kinds(path: Path = DATA) -> frozenset[str]:
+    """The kinds whose shared value is no evidence of one root cause (`weak` in the data)."""
+    return frozenset(str(kind) for kind in _data(path).get("weak", ()))  # type: ignore[attr-defined]
 
 
 @lru_cache(maxsize=65_536)
@@ -129,6 +140,13 @@ def discriminators(lines: Iterable[str]) -> frozenset[Discriminator]:
 @cache
 def _conflict_only() -> frozenset[Discriminator]:
     return frozenset((rule.kind, rule.absent) for rule in rules() if rule.absent)
+
+
+def agreeing(a: frozenset[Discriminator], b: frozenset[Discriminator]) -> list[str]:
+    """`kind=value` of every telling name both texts carry whose kind is not weak: evidence
+    that the two are one root cause (a port, a constraint, an auth method both name)."""
+    weak = weak_kinds()
+    return sorted(f"{k}={v}" for k, v in telling(a) & telling(b) if k not in weak)
 
 
 def telling(names: frozenset[Discriminator]) -> frozenset[Discriminator]:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from legion_llm.memory.signatures.discriminators import conflicting
+from legion_llm.memory.signatures.discriminators import agreeing, conflicting
 from legion_llm.memory.signatures.features import (
     Features,
     background_df,
@@ -65,6 +65,9 @@ HIGH = 0.62  # at or above: the same root cause, no questions asked
 LOW = 0.30  # below: a different root cause
 MID = 0.36  # inside the band, the offline engine says "same" from here on, barring a conflict
 JUDGE_FLOOR = 0.20  # with a model, the candidates from here up are judged in one call
+# Below the band, two texts that both name the same telling thing (an auth method, a constraint,
+# a bean, a PHP function...) with nothing in conflict are still the same root cause from here up.
+AGREED_FLOOR = 0.20
 TIE = 0.02  # scores this close count as equal: a Resolved fix goes first
 ONE_SIDED_CODE = 0.25  # share of a code's weight that counts when the other side has no code
 # A quoted value only one side names (a database, a user, a table) is the usual variation between
@@ -98,6 +101,7 @@ class Match:
     conflicts: tuple[str, ...] = ()  # codes (or subjects) when both sides have some, none shared
     context: float = 0.0  # similarity of the non-salient lines; breaks ties only
     wording: float = 0.0  # the salient similarity with error codes left out
+    agreed: tuple[str, ...] = ()  # telling names (`kind=value`, not weak kinds) both sides carry
 
 
 def _without(weights: Weights, drop: frozenset[str]) -> Weights:
@@ -251,13 +255,22 @@ class SignatureIndex:
             other = self._sal[doc], self._feats[doc].codes
             score = max(score, _ruzicka(_scaled(sal, feat.codes), _scaled(*other)))
         named = conflicting(feat.names, self._feats[doc].names)
+        agreed = tuple(agreeing(feat.names, self._feats[doc].names))
         if named:  # a different port, constraint, package...: a strong negative
             score *= CONFLICT_FACTOR
             conflicts = tuple(sorted({*conflicts, *named}))
         score = round(min(1.0, max(0.0, score)), 4)
         context, wording = (round(value, 4) for value in extra)
         return Match(
-            self.candidates[doc], score, band_of(score), exact, shared, conflicts, context, wording
+            self.candidates[doc],
+            score,
+            band_of(score),
+            exact,
+            shared,
+            conflicts,
+            context,
+            wording,
+            agreed,
         )
 
 
@@ -283,13 +296,18 @@ def order(matches: Sequence[Match]) -> list[Match]:
 
 
 def decide_offline(match: Match) -> bool:
-    """The deterministic verdict: "match" is the same root cause, "none" is not; inside the
-    ambiguous band it is when the score reaches MID and nothing conflicts (no disjoint codes or
-    subject names). Different codes alone are forgiven for sibling diagnostics of one problem
+    """The deterministic verdict: "match" is the same root cause; from AGREED_FLOOR up, so are two
+    texts that both name the same telling thing with nothing in conflict; otherwise "none" is not,
+    and inside the ambiguous band it is when the score reaches MID and nothing conflicts (no
+    disjoint codes or subject names). Different codes alone are forgiven for sibling diagnostics of one problem
     (TS2582 / TS2593): when both name the same missing thing, or the wording alone matches."""
-    if match.band != "ambiguous":
-        return match.band == "match"
-    if match.score < MID or any("=" in key for key in match.conflicts):
+    if match.band == "match":
+        return True
+    if any("=" in key for key in match.conflicts):
+        return False
+    if match.agreed and not match.conflicts and match.score >= AGREED_FLOOR:
+        return True
+    if match.band == "none" or match.score < MID:
         return False
     codes_only = all(key.isupper() for key in match.conflicts)  # subjects are lower-case
     return (
