@@ -223,6 +223,9 @@ class Section:
         return "\n".join(self.lines).strip("\n")
 
 
+_HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
+
+
 def sections(body: str) -> list[Section]:
     """Split markdown into sections at `#`..`###` headings outside fenced blocks.
 
@@ -235,7 +238,7 @@ def sections(body: str) -> list[Section]:
     for line in normalise(body).split("\n"):
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
-        match = None if in_fence else re.match(r"^(#{1,3})\s+(.*?)\s*#*\s*$", line)
+        match = None if in_fence or not line.startswith("#") else _HEADING.match(line)
         if match:
             result.append(Section(title, level, tuple(current)))
             title, level, current = match.group(2), len(match.group(1)), []

@@ -131,10 +131,14 @@ def is_path(token: str) -> bool:
     return _has_extension(last, strict=not nested)
 
 
+_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}")
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
 def _has_extension(name: str, *, strict: bool) -> bool:
     """A known extension; after a slash, any short lower-case one (`deploy/nginx/orrery.conf`)."""
     stem, dot, ext = name.rpartition(".")
-    if not dot or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,9}", ext):
+    if not dot or not _EXTENSION.fullmatch(ext):
         return False
     known = ext.lower() in KNOWN_EXTENSIONS
     if not stem:
@@ -172,6 +176,14 @@ def find_paths(text: str) -> list[str]:
     return unique(path for _, paths in paths_per_line(text) for path in paths)
 
 
+def line_paths(line: str) -> tuple[str, ...]:
+    """The paths one line names, read alone (no Files heading or fence around it). For a caller
+    that asks line by line: it leaves the few whole texts `paths_per_line` remembers alone."""
+    if "/" not in line and "." not in line:
+        return ()
+    return _line_paths(normalise(line).replace("\n", " "))
+
+
 @lru_cache(maxsize=32)
 def paths_per_line(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(line, its paths) for every line of `text` that names a path, in order (remembered for
@@ -202,7 +214,7 @@ def _line_paths(line: str) -> tuple[str, ...]:
 
 def expand_braces(path: str) -> list[str]:
     """`packages/{core,web}/package.json` -> both paths (one level of braces; `{06..14}` too)."""
-    match = re.search(r"\{([^{}]*)\}", path)
+    match = _BRACES.search(path) if "{" in path else None
     if not match:
         return [path]
     head, tail = path[: match.start()], path[match.end() :]

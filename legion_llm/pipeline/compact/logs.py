@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 
-from legion_llm.memory.phases.extract import find_paths
+from legion_llm.memory.phases.paths import line_paths
 from legion_llm.memory.phases.requirements import ids_present
 
 WHOLE_LINES = 8  # a fenced block this short is sent whole
@@ -107,7 +107,7 @@ def keeper(ids: Sequence[str], paths: Collection[str]) -> Callable[[str], bool]:
         return (
             bool(wanted)
             and ("/" in line or "." in line)
-            and not wanted.isdisjoint(find_paths(line))
+            and not wanted.isdisjoint(line_paths(line))
         )
 
     return keep
