@@ -288,6 +288,14 @@ def test_a_chmod_000_learning_says_permission_denied(project: MemoryPaths) -> No
     assert len(found.warnings) == 1 and "permission denied" in found.warnings[0].lower()
 
 
+STORE_ARGS = {
+    "patterns": ["--pattern", "p", "--context", "c", "--reuse-criteria", "r"],
+    "errors": ["--signature", "Error: x", "--fix", "f", "--agent", "dev"],
+    "preferences": ["--decision-point", "review-verdict", "--context", "c", "--proposed",
+                    "p", "--user-choice", "u", "--signal", "positive", "--agent", "dev"],
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("command", ["patterns", "errors", "preferences"])
 def test_a_store_into_a_knowledge_file_that_cannot_be_read_says_why(
     command: str, project: MemoryPaths, tmp_path: Path, cli: Any
@@ -295,12 +303,7 @@ def test_a_store_into_a_knowledge_file_that_cannot_be_read_says_why(
     """Not "could not be parsed" (that sends the user to fix a file that is fine): the reason."""
     outside = tmp_path / "outside.md"
     outside.write_text("# mine\n")
-    args = {
-        "patterns": ["--pattern", "p", "--context", "c", "--reuse-criteria", "r"],
-        "errors": ["--signature", "Error: x", "--fix", "f", "--agent", "dev"],
-        "preferences": ["--decision-point", "review-verdict", "--context", "c", "--proposed",
-                        "p", "--user-choice", "u", "--signal", "positive", "--agent", "dev"],
-    }[command]  # fmt: skip
+    args = STORE_ARGS[command]
     target = project.memory_dir / f"{command.upper()}.md"
     target.symlink_to(outside)
     linked = cli(command, "add", *args, "--root", project.root)
@@ -321,3 +324,30 @@ def test_distill_into_a_patterns_file_that_cannot_be_read_says_why(
     result = cli("distill", "--engine", "offline", "--root", project.root)
     assert result.exit_code != 0 and "could not be parsed" not in result.stderr
     assert "PATTERNS.md leads outside the project root" in result.stderr
+
+
+UNPARSEABLE = {
+    "prose with a pipe": (b"# Notes\n\nkeep a | b apart\n", "could not be parsed; fix it by hand"),
+    "binary": (bytes(range(256)) * 8, "is not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("content", UNPARSEABLE.values(), ids=UNPARSEABLE.keys())
+@pytest.mark.parametrize("command", ["patterns", "errors", "preferences", "distill"])
+def test_a_store_into_a_knowledge_file_without_its_table_is_one_error_line(
+    command: str, content: tuple[bytes, str], project: MemoryPaths, cli: Any
+) -> None:
+    """Such a file is read as "could not be parsed"; a store into it was an internal error."""
+    data, reason = content
+    (project.memory_dir / "OUTCOMES.md").write_text(OUTCOMES_TEMPLATE + ROW.replace("2 |", "5 |"))
+    target = project.memory_dir / (
+        "PATTERNS.md" if command == "distill" else f"{command.upper()}.md"
+    )
+    target.write_bytes(data)
+    args = ["--engine", "offline"] if command == "distill" else ["add", *STORE_ARGS[command]]
+    result = cli(command, *args, "--root", project.root)
+    assert result.exit_code == 1, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and target.name in errors[0] and reason in errors[0], result.stderr
+    assert "internal error" not in result.stderr
+    assert target.read_bytes() == data

@@ -224,7 +224,7 @@ def parse_knowledge(kind: KnowledgeKind, path: Path, text: str) -> KnowledgeFile
     )
     if not result.records and result.table is None and text.strip() and "|" in text:
         warnings = [*result.warnings, unparseable_warning(path.name)]
-        return KnowledgeFile(kind, path, True, warnings=warnings)
+        return KnowledgeFile(kind, path, True, warnings=warnings, undecodable=result.undecodable)
     return result
 
 

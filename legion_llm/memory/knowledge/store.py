@@ -164,6 +164,8 @@ def read_for_write(kind: KnowledgeKind, path: Path) -> KnowledgeFile:
     current = parse_knowledge(kind, path, text or "")
     if current.undecodable:
         raise InputError(undecodable_refusal(path.name, current.undecodable))
+    if current.doc is None:  # pipes but no table of this kind: a rewrite could garble it
+        raise InputError(f"{path.name} could not be parsed; fix it by hand before storing into it")
     return current
 
 
