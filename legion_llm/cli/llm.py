@@ -276,6 +276,7 @@ def _human(data: dict[str, Any]) -> str:
         ],
         f"model:     {model['name']} ({model['source']}; {model['structured_output']} output, "
         f"input budget {model['input_budget_tokens']} tokens)",
+        f"price:     {_price_line(model['price'])}",
         f"key:       {'configured in ' + key['variable'] if key['configured'] else 'not configured'}",
         f"base URL:  {data['base_url']['url']} ({data['base_url']['source']})",
         f"settings:  {data['settings']['path']}"
@@ -289,6 +290,16 @@ def _human(data: dict[str, Any]) -> str:
         "No API call was made.",
     ]
     return "\n".join(lines)
+
+
+def _price_line(price: dict[str, Any] | None) -> str:
+    if price is None:
+        return "unknown (not in the price table; give it with --price IN/OUT)"
+    return (
+        f"${price['input_per_mtok']:g} in / ${price['output_per_mtok']:g} out per million tokens "
+        f"(cache write ${price['cache_write_per_mtok']:g}, read ${price['cache_read_per_mtok']:g}; "
+        f"{price['source']})"
+    )
 
 
 def _availability(available: bool) -> str:

@@ -32,6 +32,17 @@ def test_check_without_a_key_picks_offline(cli: Any, project: Path) -> None:
     assert set(data["usage"]) >= USAGE_KEYS and data["usage"]["calls"] == 0
 
 
+def test_check_shows_the_price_in_its_human_output(cli: Any, project: Path) -> None:
+    """The README's `llm check  # engine, model, price, limits`: the price was only in --json."""
+    human = cli("llm", "check", "--root", project).stdout
+    line = "price:     $0.1 in / $0.5 out per million tokens (cache write $0.125, read $0.01; price table)"
+    assert line in human.splitlines()
+    unknown = cli("llm", "check", "--root", project, "--model", "claude-next").stdout
+    assert "price:     unknown (not in the price table; give it with --price IN/OUT)" in unknown
+    priced = cli("llm", "check", "--root", project, "--model", "claude-next", "--price", "3/15")
+    assert "price:     $3 in / $15 out per million tokens" in priced.stdout
+
+
 def test_check_with_a_key_never_prints_it(
     cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
