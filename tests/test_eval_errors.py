@@ -210,3 +210,32 @@ def test_dev_and_test_splits_run_clean() -> None:
     assert dev.fix_at_1 >= 0.66 and dev.fix_at_5 >= 0.91, (dev.fix_at_1, dev.fix_at_5)
     assert dev.precision >= 0.83 and dev.hard_negative_false_fix <= 0.19
     assert len(dev.exact_collisions) <= 1
+
+
+def test_what_the_text_alone_cannot_settle_is_measured_on_the_data() -> None:
+    from legion_llm.evals.error_data import ErrorGroup, ErrorMessage, ErrorsDataset
+    from legion_llm.evals.errors import run_split
+
+    dotenv = "Error: Cannot find module 'dotenv'\nRequire stack:\n- /srv/app/index.js"
+    groups = {
+        "missing": ErrorGroup("missing", "node", "not installed", "npm install dotenv",
+                              confusable_with=("dev-only",)),
+        "dev-only": ErrorGroup("dev-only", "node", "a devDependency in production",
+                               "move dotenv to dependencies", confusable_with=("missing",)),
+        "port": ErrorGroup("port", "node", "port in use", "stop the other server"),
+    }  # fmt: skip
+    messages = (
+        ErrorMessage("missing-01", "missing", "node", dotenv),
+        ErrorMessage("missing-02", "missing", "node", dotenv.replace("srv", "home")),
+        ErrorMessage("dev-only-01", "dev-only", "node", dotenv.replace("index", "main")),
+        ErrorMessage("dev-only-02", "dev-only", "node", "Segmentation fault (core dumped)"),
+        ErrorMessage("port-01", "port", "node", "Error: listen EADDRINUSE: address already in use :::3000"),
+        ErrorMessage("port-02", "port", "node", "Error: listen EADDRINUSE: address already in use :::3000"),
+    )  # fmt: skip
+    result = run_split("tiny", ErrorsDataset(messages, groups))
+    # hard negatives: the four messages of the two look-alike groups; three are the very line
+    assert result.hard_negatives == 4
+    assert result.same_as_lookalike == pytest.approx(3 / 4)
+    # fix queries: missing-02, dev-only-02, port-02; only the crash shares nothing
+    assert result.fix_queries == 3
+    assert result.nothing_shared == pytest.approx(1 / 3)

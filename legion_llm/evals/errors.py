@@ -19,6 +19,10 @@ Per split, with the scorers in `error_scores.py`:
 - exact collisions: fingerprints strong enough to decide a match alone, shared by two groups;
 - model share: the share of those queries that would call a model (candidates above the judge
   floor and no strong exact match);
+- what the text alone cannot settle (properties of the data, the same for any matcher): the share
+  of hard negatives whose normalised salient line is a look-alike's stored one (`same_as_lookalike`:
+  a matcher that gives a repeated error its stored fix gives them the look-alike's), and of fix
+  queries that share no salient token with their group's stored message (`nothing_shared`);
 - the same per ecosystem.
 
 The `judge` (offline rule by default, one model call per query with an engine) sees the ranked
@@ -54,7 +58,10 @@ from legion_llm.memory.signatures.match import (
     Match,
     SignatureIndex,
     decide_offline,
+    features,
     needs_judge,
+    normalise,
+    salient,
     strong_fingerprint,
 )
 
@@ -93,6 +100,8 @@ class SplitResult:
     exact_collisions: list[str]
     model_share: float
     ambiguous_share: float
+    same_as_lookalike: float = 0.0
+    nothing_shared: float = 0.0
     ecosystems: dict[str, dict[str, float]] = field(default_factory=dict)
     gates: dict[str, float] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
@@ -228,6 +237,31 @@ def _lookalikes(dataset: ErrorsDataset, group: str, held: dict[str, ErrorMessage
     return found is not None and any(other in held for other in found.confusable_with)
 
 
+def _line(text: str) -> str:
+    return normalise(salient(text))
+
+
+def same_as_lookalike(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> float:
+    """Share of the hard-negative queries whose salient line, normalised, is that of a
+    look-alike's stored message: the same text with a different hidden cause."""
+    flags = []
+    for group in sorted(g for g in held if _lookalikes(dataset, g, held)):
+        looks = {_line(held[o].text) for o in dataset.groups[group].confusable_with if o in held}
+        flags += [_line(m.text) in looks for m in dataset.messages if m.group == group]
+    return share(flags)
+
+
+def nothing_shared(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> float:
+    """Share of the fix queries that share no salient token with their group's stored message
+    (a banner alone, a stack fragment without the error line): no text can find their fix."""
+    flags = [
+        not set(features(m.text).salient) & set(features(held[m.group].text).salient)
+        for m in dataset.messages
+        if held[m.group] is not m
+    ]
+    return share(flags)
+
+
 def _per_ecosystem(fix: list[_Query], hard: list[_Query]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for ecosystem in sorted({q.message.ecosystem for q in [*fix, *hard]}):
@@ -271,6 +305,8 @@ def run_split(name: str, dataset: ErrorsDataset, judge: Judge = offline_judge) -
         exact_collisions=exact_collisions(prints, labels),
         model_share=share([q.calls_model for q in [*fix, *hard]]),
         ambiguous_share=share([q.ambiguous for q in fix]),
+        same_as_lookalike=same_as_lookalike(dataset, held),
+        nothing_shared=nothing_shared(dataset, held),
         ecosystems=_per_ecosystem(fix, hard),
         failures=failures,
     )

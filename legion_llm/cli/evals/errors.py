@@ -45,6 +45,8 @@ METRICS = [
     ("hard negatives given a look-alike's fix", "hard_negative_false_fix", ".3f"),
     ("exact-fingerprint collisions", "exact_collisions", ""),
     ("queries that would call a model", "model_share", ".3f"),
+    ("hard negatives with a look-alike's very line (data)", "same_as_lookalike", ".3f"),
+    ("fix queries sharing no token with their fix (data)", "nothing_shared", ".3f"),
 ]
 GATE_OF = {
     "fix_at_1": "fix_at_1",
