@@ -197,8 +197,10 @@ def test_final_keeps_what_verifies_and_writes(cli: Any, demo_project: Path) -> N
     assert result.exit_code == 0, result.stderr
     data = result.json["data"]
     assert data["written"] is True and data["missing_after_repair"] == []
-    # settle takes the placeholder sections from the offline engine: never written as the host's
-    assert data["fell_back"] is True and data["engine"] == "offline+host"
+    # settle takes the placeholder sections from the offline engine, and repair rebuilds the
+    # verdicts for ids that are all "x" and drops agents "x": nothing written is the host's
+    assert data["fell_back"] is True and data["engine"] == "offline"
+    assert data["sections"]["verification"]["source"] == "offline"
     assert data["sections"]["deliverables"]["source"] == "offline"
     assert "): x" not in (demo_project / COMPACTED).read_text(encoding="utf-8")
     assert cli("verify-compaction", "3", "--root", demo_project, "--json").exit_code == 0

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from legion_llm.pipeline.compact.prepare import Prepared, header_for, offline_proposal, prepare
-from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
+from legion_llm.pipeline.compact.render import (
+    AgentItem,
+    CheckItem,
+    Header,
+    PhaseDigest,
+    RequirementItem,
+    render,
+)
 from legion_llm.pipeline.compact.run import write_compacted
 from legion_llm.pipeline.compact.settle import (
     CompactionError,
@@ -233,3 +240,24 @@ def test_an_answer_many_times_the_originals_is_not_written_as_the_models_work(
     assert settled.digest.deliverables == offline.deliverables
     assert any("(too-long)" in w for w in settled.warnings)
     assert bool(asked) != small  # no paid re-ask for a small phase
+
+
+def test_a_section_repair_rebuilt_whole_is_not_the_proposers(tmp_path: Path) -> None:
+    """Only invented ids in Verification, only agents who ran no plan: repair removes them all
+    and writes the offline engine's lines; `engine` must not name the proposer for those."""
+    prep, header = setup(tmp_path)
+    good = good_digest(prep.phase)
+    invented = {
+        "verification": [RequirementItem(requirement_id="ZZ-99", verdict="pass", evidence="done")],
+        "agents": [AgentItem(agent="nobody-at-all", work="everything")],
+    }
+    settled = settle(prep, header, [Proposal(good.model_copy(update=invented), "host")])
+    assert settled.sections["verification"]["source"] == "offline" and settled.fell_back
+    assert settled.sections["agents"]["items"] == 0 and settled.engine == "host+offline"
+    assert settled.sections["deliverables"]["source"] == "host"
+    assert "ZZ-99" not in settled.text and "nobody-at-all" not in settled.text
+    junk = lazy(good).model_copy(
+        update={**invented, "checks": [CheckItem(plan_id="99-99", result="passed")]}
+    )
+    settled = settle(prep, header, [Proposal(junk, "host")])
+    assert settled.engine == "offline" and settled.fell_back

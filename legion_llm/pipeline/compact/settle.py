@@ -151,6 +151,7 @@ def settle(
     digest = _within_length(prep, header, digest, sections, offline, as_proposed)
     chosen = reviews[-1] if digest == candidates[-1].digest else review(prep, header, digest)
     digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
+    _credit_repairs(sections, candidates, digest, offline, chosen.repairable)
     final = chosen if not repaired else review(prep, header, digest)
     if not final.ok:
         digest, dropped = _last_resort(digest, final)
@@ -246,6 +247,32 @@ def _within_length(
         sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,
                           "because": ["too-long"], "items": len(getattr(digest, name))}  # fmt: skip
     return digest
+
+
+def _credit_repairs(
+    sections: dict[str, dict[str, Any]],
+    candidates: list[Proposal],
+    digest: PhaseDigest,
+    offline: _Offline,
+    repairable: Sequence[Problem],
+) -> None:
+    """A proposal's section that repair replaced whole (every item it proposed dropped, every
+    item written the offline engine's) is the offline engine's text, not the proposer's; one
+    that repair emptied holds none of its text (`items` counts what is written)."""
+    for name, section in sections.items():
+        if section["source"] == OFFLINE:
+            continue
+        written = getattr(digest, name)
+        section["items"] = len(written)
+        if not written:
+            continue
+        proposed = getattr(candidates[section["proposal"]].digest, name)
+        if any(item in proposed for item in written):
+            continue
+        if all(item in getattr(offline.digest, name) for item in written):
+            why = sorted({p.kind for p in repairable if p.section == name})
+            sections[name] = {"source": OFFLINE, "proposal": None, "fallback": True,
+                              "because": why or ["repaired"], "items": len(written)}  # fmt: skip
 
 
 def _size(digest: PhaseDigest, section: str) -> int:
