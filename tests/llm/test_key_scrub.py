@@ -138,7 +138,7 @@ def test_cli_prints_no_key_in_notices_json_or_errors(
     no_fallback(monkeypatch)
     forced = cli("llm", "selftest", "--root", root)
     forced_json = cli("llm", "selftest", "--root", root, "--json")
-    # a refused key is a setting to fix (exit 2, the key shown masked); other failures exit 4
+    # a refused key is a setting to fix (exit 2, no fragment of the key shown); other failures exit 4
     refused = reply is echo_401
     assert forced.exit_code == forced_json.exit_code == (2 if refused else 4)
     assert forced.stderr.startswith(

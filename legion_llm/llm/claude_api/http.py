@@ -198,7 +198,6 @@ class ClaudeHTTP:
         tries = f"{self.attempts} attempt{'s' if self.attempts != 1 else ''}"
         why = f" (deadline of {self.config.deadline_s:g} s reached)" if deadline_hit else ""
         text, status = describe_failure(exc, self.config.effective_base_url)
-        secret = self._credential.secret.reveal()
         if isinstance(exc, NotAnEventStream) and not exc.retryable:
             text = (f"Claude API answered HTTP 200 with a body that is not a Messages API answer "
                     f"({exc}) after {tries}; is a proxy or gateway in the way?")  # fmt: skip
@@ -206,7 +205,7 @@ class ClaudeHTTP:
         if status in REJECTED_STATUSES:
             what = "the request"
             if status in (401, 403):
-                what = f"the key in {self._credential.variable} ({mask(secret)})"
+                what = f"the key in {self._credential.variable}"
             refused = f"Claude API refused {what}: {text.removeprefix('Claude API returned ')}"
             return RequestRejectedError(scrub(refused), status=status, attempts=self.attempts)
         message = scrub(f"{text} after {tries}{why}")
@@ -338,7 +337,3 @@ class Watchdog:
                 self._close()
             return
 
-
-def mask(secret: str) -> str:
-    """`sk-ant-api03-...XXXX` -> `sk-ant-…XXXX`: enough to tell keys apart, never the key."""
-    return f"{secret[:7]}…{secret[-4:]}" if len(secret) >= 16 else "…" * 3
