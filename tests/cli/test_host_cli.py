@@ -93,6 +93,25 @@ def test_a_good_proposal_is_verified_and_written_as_host(cli: Any, demo_project:
     assert f"compacted: {TODAY}" in header  # the date it was prepared with
 
 
+def test_verdicts_written_as_the_digest_prints_them_are_accepted(
+    cli: Any, demo_project: Path
+) -> None:
+    """An agent that copies `PASS` / `NOT VERIFIED` from a digest is not refused for the case."""
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (proposal,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    items = proposal["verification"]
+    assert items
+    said = {item["requirement_id"]: item["verdict"] for item in items}
+    for item in items:
+        item["verdict"] = item["verdict"].upper().replace(" ", "_")
+    result = submit(cli, demo_project, ticket, proposal, "compact", "3")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["data"]["engine"] == "host" and result.json["data"]["fell_back"] is False
+    written = (demo_project / COMPACTED).read_text(encoding="utf-8")
+    for requirement, verdict in said.items():
+        assert requirement in written and verdict.upper() in written
+
+
 def test_a_lazy_proposal_gets_problems_and_nothing_is_written(cli: Any, demo_project: Path) -> None:
     ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
     (good,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))

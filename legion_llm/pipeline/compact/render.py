@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from legion_llm.memory.phases.extract import PlanFacts, Verdict, sort_ids
 from legion_llm.memory.table import encode_cell
@@ -70,6 +70,14 @@ class RequirementItem(BaseModel):
     requirement_id: str = Field(description="The requirement id exactly as given.")
     verdict: Verdict = Field(description="pass, partial, fail, or not verified.")
     evidence: str = Field(description="One short line: what shows the verdict.")
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _as_written(cls, value: object) -> object:
+        """`PASS`, `Not Verified`, `not_verified`: the verdicts as the digest prints them."""
+        if isinstance(value, str):
+            return " ".join(value.replace("_", " ").split()).lower()
+        return value
 
 
 class CheckItem(BaseModel):
