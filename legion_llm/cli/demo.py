@@ -101,7 +101,10 @@ def _copy_project(root: Path | None) -> Path:
         target = Path(tempfile.mkdtemp(prefix="legion-llm-demo-"))
     else:
         target = root.expanduser().resolve()
-        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        if target.exists() and not target.is_dir():
+            raise InputError(f"{target} is a file; the demo copies its project into a new or "
+                             "empty folder")  # fmt: skip
+        if target.exists() and any(target.iterdir()):
             raise InputError(f"{target} is not empty; the demo copies its project into a new or "
                              "empty folder")  # fmt: skip
     shutil.copytree(demo_project_dir(), target, dirs_exist_ok=True)

@@ -83,6 +83,8 @@ def errors_match(
 ) -> None:
     """Known fixes for an error, best first; the engine decides only the close calls."""
     text = read_stdin() if stdin else error_text
+    if stdin and not (text or "").strip():
+        raise UsageError("--stdin read no error text (nothing was piped in)")
     if not text or not text.strip():
         raise UsageError("give the error text as an argument or with --stdin")
     c = common(root, today, json_)

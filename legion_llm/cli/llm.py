@@ -222,10 +222,10 @@ def _selection(requested: str, has_key: bool, code: ClaudeCodeStatus) -> tuple[s
         return "none", "no key or token is set", [problem]
     if code.available:
         how = f"Claude Code {code.version} is logged in ({code.auth_method or 'unknown method'})"
-        return "claude-code", how if requested == "claude-code" else f"auto, no key, and {how}", []
+        return "claude-code", how if requested == "claude-code" else f"no key, and {how}", []
     if requested == "claude-code":
         return "none", code.problem or "", [f"error: --engine claude-code: {code.problem}"]
-    why = f"auto, no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, and Claude Code: {code.problem}"
+    why = f"no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, and Claude Code: {code.problem}"
     return "offline", why, []
 
 
@@ -286,7 +286,7 @@ def _human(data: dict[str, Any]) -> str:
         f"deadline {limits['deadline_s']:g} s, retry wait cap {limits['max_retry_sleep_s']:g} s, "
         f"{limits['max_attempts']} attempts, max cost {cost}",
         f"prompts:   {data['prompts']['dir']} ({len(data['prompts']['names'])})",
-        *[f"problem:   {p}" for p in data["problems"]],
+        *[f"problem:   {p.removeprefix('error: ')}" for p in data["problems"]],
         "No API call was made.",
     ]
     return "\n".join(lines)

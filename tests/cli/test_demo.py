@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from legion_llm.memory.knowledge.read import ERRORS, PATTERNS, read_knowledge
 from legion_llm.memory.learnings.read import read_learnings
@@ -100,3 +101,16 @@ def test_the_demo_is_offline_by_default_even_with_a_login_or_a_key(tmp_path: Pat
         assert data["engine"] == "offline" and data["usage"]["calls"] == 0
         assert "unavailable" not in done.stderr and "claude-code" not in done.stderr
     assert stub.calls() == []  # the logged-in CLI was never run, not even `auth status`
+
+
+def test_a_demo_root_that_is_a_file_is_one_line_and_the_file_is_kept(
+    cli: Any, tmp_path: Path
+) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"memory": {}}', encoding="utf-8")
+    result = cli("demo", "--root", settings)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"error: {settings} is a file; the demo copies its project into a new or empty folder"
+    )
+    assert settings.read_text(encoding="utf-8") == '{"memory": {}}'

@@ -104,6 +104,9 @@ def test_check_refuses_an_unknown_model_without_a_price(
     assert result.exit_code == 1 and data["ready"] is False and data["model"]["known"] is False
     assert data["problems"][0].startswith("error: model 'claude-next' is not in the price table")
     assert "--price IN/OUT" in data["problems"][0] and data["model"]["price"] is None
+    human = cli("llm", "check", "--root", project, "--model", "claude-next")
+    assert human.exit_code == 1 and "problem:   model 'claude-next'" in human.stdout
+    assert "problem:   error:" not in human.stdout and "requested auto: auto" not in human.stdout
     priced = cli("llm", "check", "--root", project, "--model", "claude-next", "--price", "3/15",
                  "--json")  # fmt: skip
     assert priced.exit_code == 0 and priced.json["data"]["ready"] is True

@@ -180,6 +180,9 @@ def test_cli_errors_match_json_and_stdin(
     piped = cli("errors", "match", "--stdin", "--json", "--engine", "offline", "--root", project)
     assert [m["id"] for m in piped.json["data"]["matches"]] == ["E-002"]
     assert cli("errors", "match", "--root", project).exit_code == 2
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    nothing = cli("errors", "match", "--stdin", "--root", project)
+    assert nothing.exit_code == 2 and "--stdin read no error text" in nothing.stderr
 
 
 def test_a_cost_cap_below_one_call_lets_the_offline_rule_decide(

@@ -336,4 +336,3 @@ class Watchdog:
             with contextlib.suppress(Exception):  # a stream that is already closing
                 self._close()
             return
-
