@@ -2,7 +2,9 @@
 read into an exception on its read stream, and the server drops that without a reply: a client
 waits for nothing. Here such a line is answered with a JSON-RPC error and the server goes on:
 not JSON -> -32700 parse error (id null); JSON that is no JSON-RPC message -> -32600 invalid
-request (its id when it has a usable one, else null).
+request (its id when it has a usable one, else null). And a client that sends its requests and
+closes stdin still gets every answer: at the end of input the server waits (up to DRAIN_S) for
+the requests it is still answering instead of cancelling them.
 """
 
 from __future__ import annotations
@@ -14,12 +16,21 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from pydantic import ValidationError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.shared._stream_protocols import ReadStream, WriteStream
+
+DRAIN_S = 900.0  # at the end of input, how long the answers still being worked out may take
 
 
 async def serve_stdio(app: MCPServer[Any]) -> None:
@@ -27,7 +38,8 @@ async def serve_stdio(app: MCPServer[Any]) -> None:
     server = app._lowlevel_server  # as run_stdio_async does; no public way to pass the streams
     async with stdio_server() as (read_stream, write_stream):
         answering = Answering(read_stream, write_stream)
-        await server.run(answering, write_stream, server.create_initialization_options())
+        replies = Replies(write_stream, answering.pending)
+        await server.run(answering, replies, server.create_initialization_options())
 
 
 def error_reply(exc: Exception) -> JSONRPCError:
@@ -55,7 +67,9 @@ def _request_id(exc: ValidationError) -> str | int | None:
 
 class Answering:
     """The transport's read stream, minus the lines it could not read: each of those is answered
-    on the write stream at once. Everything else passes through, sender context included."""
+    on the write stream at once. Everything else passes through, sender context included. The
+    ids of the requests read and not yet answered are in `pending` (Replies removes them); at
+    the end of input it ends only once they are answered (or after DRAIN_S)."""
 
     def __init__(
         self,
@@ -64,6 +78,7 @@ class Answering:
     ) -> None:
         self._inner = inner
         self._write = write
+        self.pending: set[str | int] = set()
 
     @property
     def last_context(self) -> contextvars.Context | None:
@@ -71,10 +86,21 @@ class Answering:
 
     async def receive(self) -> SessionMessage | Exception:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._drain()
+                raise
             if not isinstance(item, Exception):
+                if isinstance(item.message, JSONRPCRequest):
+                    self.pending.add(item.message.id)
                 return item
             await self._write.send(SessionMessage(error_reply(item)))
+
+    async def _drain(self) -> None:
+        with anyio.move_on_after(DRAIN_S):
+            while self.pending:
+                await anyio.sleep(0.01)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -89,6 +115,34 @@ class Answering:
             raise StopAsyncIteration from None
 
     async def __aenter__(self) -> Answering:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class Replies:
+    """The transport's write stream, noting each request answered (its id leaves `pending`)."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], pending: set[str | int]) -> None:
+        self._inner = inner
+        self._pending = pending
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._inner.send(item)
+        if isinstance(item.message, JSONRPCResponse | JSONRPCError) and item.message.id is not None:
+            self._pending.discard(item.message.id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Replies:
         return self
 
     async def __aexit__(

@@ -117,3 +117,22 @@ def test_a_20_mb_summary_is_refused_with_a_clear_error_and_nothing_is_stored(
     tags = raw.call(6, "outcomes_recall", {"tags": ["t" * 600_000, "u" * 600_000]})
     assert tags["result"]["isError"] is True  # the strings in a list count together
     assert raw.call(7, "briefing", {"today": "2026-06-15"})["result"].get("isError") is not True
+
+
+def test_a_client_that_closes_stdin_after_its_requests_gets_every_answer(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(FIXTURES / "demo-project", root)
+    calls = [{"jsonrpc": "2.0", "id": n, "method": "tools/call",
+              "params": {"name": "briefing", "arguments": {}}} for n in range(2, 8)]  # fmt: skip
+    lines = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls,
+             {"jsonrpc": "2.0", "id": 10, "method": "tools/list"}]  # fmt: skip
+    done = subprocess.run(
+        [str(SERVER), "mcp", "--root", str(root)],
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True, timeout=TIMEOUT * 3, cwd=root,
+        env={"PATH": "/usr/bin:/bin", "LEGION_LLM_ENGINE": "offline"},
+    )  # fmt: skip
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0
+    assert sorted(r["id"] for r in replies) == [1, 2, 3, 4, 5, 6, 7, 10]
+    assert all("result" in r and not r["result"].get("isError") for r in replies)
