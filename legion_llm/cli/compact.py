@@ -103,8 +103,9 @@ def compact_cmd(
         found = _phase(c, phase)
         finish(host_command(c, host, compact_maker(found, force), dry_run=dry_run), c)
         return
+    found = _phase(c, phase)  # a phase that is not there is said before any engine notice
     session = open_session(c, engine, model, max_cost, price=price)
-    finish(compact_result(c, _phase(c, phase), session, force=force, dry_run=dry_run), c)
+    finish(compact_result(c, found, session, force=force, dry_run=dry_run), c)
 
 
 def _check_all(phase: str | None, all_: bool, options: BatchOptions, dry_run: bool) -> None:

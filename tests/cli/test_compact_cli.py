@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.pipeline.compaction_cases import copy_case, fingerprint
 from tests.pipeline.test_verify import HAND_MADE
 
@@ -159,3 +161,16 @@ def test_verify_compaction_prints_ungrounded_claims(cli: Any, tmp_path: Path) ->
     assert data["ok"] is False
     assert {p["kind"] for p in data["problems"]} == {
         "placeholder", "unknown-plan", "ungrounded-text", "ungrounded-verdict"}  # fmt: skip
+
+
+def test_a_phase_that_is_not_there_is_the_only_line(
+    cli: Any, demo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no claude CLI: auto would say it falls back
+    result = cli("compact", "99", "--root", demo_project)
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: no folder for phase 99 under {demo_project}/.planning/phases or archive/"
+    ]
