@@ -154,8 +154,16 @@ def extract(
         maker = extract_maker(folder, now_text(today, c))
         finish(host_command(c, host, maker, dry_run=dry_run), c)
         return
+    _check_folder(c, folder)  # a wrong folder is said before any engine notice
     session = open_session(c, engine, model, max_cost, price=price)
     finish(extract_result(c, folder, session, now_text(today, c), dry_run), c)
+
+
+def _check_folder(c: Common, folder: Path) -> None:
+    from legion_llm.memory.files import require_inside
+    from legion_llm.pipeline.learnings.mission import folder_kind
+
+    folder_kind(require_inside(folder, c.root))
 
 
 def extract_maker(folder: Path, now: str) -> MakeStep:

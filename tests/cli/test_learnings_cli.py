@@ -132,6 +132,20 @@ def test_extract_of_a_folder_outside_the_root_is_an_input_error(
     assert done.json["ok"] is False
 
 
+@pytest.mark.parametrize("where", ["outside", "not-a-mission"])
+def test_a_wrong_extract_folder_is_the_only_line(
+    cli: Any, mc: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no claude CLI: auto would say it falls back
+    folder = PROJECT / ".planning" if where == "outside" else mc / ".mission-control"
+    done = cli("learnings", "extract", folder, "--root", mc)
+    lines = done.stderr.strip().splitlines()
+    assert done.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert ("outside the project root" if where == "outside" else "neither a mission") in lines[0]
+
+
 def test_distill_json_dry_run_and_idempotent_writes(cli: Any, tmp_path: Path) -> None:
     root = tmp_path / "h"
     shutil.copytree(DISTILL / "13-same-agent-two-topics", root)

@@ -77,13 +77,21 @@ class MissionInput:
 def read_mission(folder: Path, root: Path | None = None) -> MissionInput:
     """Read a mission or phase folder. A file that cannot be read (not a regular file, a link out
     of `root`, not UTF-8, JSON past the bounds of memory/untrusted.py) is one warning and skipped."""
+    reader = _Reader(root)
+    if folder_kind(folder) == "mission":
+        return _read_mission_folder(folder, reader)
+    return _read_phase_folder(folder, reader)
+
+
+def folder_kind(folder: Path) -> str:
+    """"mission" or "phase": what read_mission would read there, or its one-line refusal (so a
+    command can say it before it opens an engine)."""
     if not folder.is_dir():
         raise InputError(f"{folder} is not a folder")
-    reader = _Reader(root)
     if any((folder / name).exists() for name in STATE_FILES) or (folder / "tasks").is_dir():
-        return _read_mission_folder(folder, reader)
+        return "mission"
     if list(folder.glob("*-SUMMARY.md")) or list(folder.glob("*-REVIEW.md")):
-        return _read_phase_folder(folder, reader)
+        return "phase"
     raise InputError(
         f"{folder} is neither a mission folder (mission.json, log.jsonl, tasks/) "
         "nor a Legion phase folder (NN-PP-SUMMARY.md, NN-REVIEW.md)"
