@@ -84,7 +84,7 @@ def read_mission(folder: Path, root: Path | None = None) -> MissionInput:
 
 
 def folder_kind(folder: Path) -> str:
-    """"mission" or "phase": what read_mission would read there, or its one-line refusal (so a
+    """ "mission" or "phase": what read_mission would read there, or its one-line refusal (so a
     command can say it before it opens an engine)."""
     if not folder.is_dir():
         raise InputError(f"{folder} is not a folder")
