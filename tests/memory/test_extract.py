@@ -20,6 +20,7 @@ from legion_llm.memory.phases.extract import (
     plan_facts,
     plan_name,
     requirement_ids,
+    requirement_reports,
     sections,
 )
 from tests.conftest import FIXTURES
@@ -111,6 +112,7 @@ def test_roadmap_only_requirement_is_not_in_any_summary() -> None:
         ("L9I-01, FOUN-02", ["L9I-01", "FOUN-02"]),
         ("D-05, T-01-01, O-014, E-002, PAT-003, P-256, INV-2026-0001", []),
         ("AUTH-01–BILL-04", ["AUTH-01", "BILL-04"]),  # not a range: prefixes differ
+        ("GATE-KX2-04, REQ-M7-11, NFR-SYNC-003", ["GATE-KX2-04", "REQ-M7-11", "NFR-SYNC-003"]),
     ],
 )
 def test_ids_in_a_requirement_line(line: str, ids: list[str]) -> None:
@@ -144,9 +146,36 @@ def test_requirement_sources_in_one_summary() -> None:
     assert requirement_ids(text) == ["AUTH-01", "AUTH-02", "R3", "R4", "R14", "R15", "REQ-07"]
 
 
+def test_frontmatter_lists_give_ids_of_any_shape_and_comments_are_not_reports() -> None:
+    text = "\n".join([
+        "---", "requirements-completed: [] # leaves OPS-LINK-07 open for the next wave",
+        'requirements_done: ["04.2-K1", WIDGET-ALPHA-9X, SYNC_05, API-7b, D-03, none, TBD, 17]',
+        "requirements:", "  - PORT-X1-02  # the second half", "---", "# Plan 04-01 Summary",
+    ])  # fmt: skip
+    reports = requirement_reports(text)
+    assert [r.id for r in reports] == [
+        "04.2-K1",
+        "WIDGET-ALPHA-9X",
+        "SYNC_05",
+        "API-7b",
+        "PORT-X1-02",
+    ]
+    assert {r.stated for r in reports} == {"pass"}
+
+
+def test_a_prose_range_of_other_shapes_names_no_requirements() -> None:
+    text = "The table has one row per open question Q2..Q6 (verified by grep). R3.1–R3.3 verified."
+    assert requirement_ids(text) == ["R3.1–R3.3", "R3.1", "R3.2", "R3.3"]
+
+
 @pytest.mark.parametrize(
     ("text", "paths"),
     [
+        (
+            "Sorted the imports of **__init__.py** and `pages/_document.tsx`",
+            ["__init__.py", "pages/_document.tsx"],
+        ),
+        ("see _notes/plan.md_ and *_hooks.ts_*", ["notes/plan.md", "hooks.ts"]),
         ("- src/tokenize.ts (~370 lines) — tokenizer", ["src/tokenize.ts"]),
         ("- src-tauri/src/cache/evict.rs (created - eviction)", ["src-tauri/src/cache/evict.rs"]),
         (
@@ -269,8 +298,6 @@ def test_a_brace_list_is_kept_by_its_literal_or_all_its_members(case: str) -> No
     ],
 )  # fmt: skip
 def test_prose_status_lines_report_requirements(line: str, reported: dict[str, str]) -> None:
-    from legion_llm.memory.phases.extract import requirement_reports
-
     found = {r.id: r.stated for r in requirement_reports(f"# Plan 01-01 Summary: X\n\n{line}\n")}
     assert found == reported
 

@@ -74,6 +74,7 @@ _ONE_WORD_IN_BRACES = re.compile(r"\{[^{},]*\}")
 _PIECES = re.compile(r"(?<!\x00),|'")
 _LEAD_KEEP_BRACE = _LEAD.replace("{", "")
 _TRAIL_KEEP_BRACE = _TRAIL.replace("}", "")
+_TRAIL_NO_UNDERSCORE = _TRAIL_KEEP_BRACE.replace("_", "")
 
 
 def _protect_braces(text: str) -> str:
@@ -84,7 +85,7 @@ def _protect_braces(text: str) -> str:
 
 def _trim(piece: str) -> str:
     """Strip surrounding punctuation, but keep the braces of a brace list (`{a,b}.ts`)."""
-    token = piece.lstrip(_LEAD_KEEP_BRACE).rstrip(_TRAIL_KEEP_BRACE)
+    token = _strip_emphasis(piece)
     if "{" not in token and "}" not in token:
         return token
     if _ONE_WORD_IN_BRACES.fullmatch(token):
@@ -94,6 +95,15 @@ def _trim(piece: str) -> str:
     while token.endswith("}") and token.count("}") > token.count("{"):
         token = token[:-1].rstrip(_TRAIL)
     return token
+
+
+def _strip_emphasis(piece: str) -> str:
+    """Strip punctuation and markdown emphasis around a word; a leading underscore stays when
+    it is part of the name (`__init__.py`, `_app.tsx`), not one of a pair around it (`_a.py_`)."""
+    token = piece.lstrip(_LEAD_KEEP_BRACE.replace("_", ""))
+    paired = token.startswith("_") and token.rstrip(_TRAIL_NO_UNDERSCORE).endswith("_")
+    token = token.rstrip(_TRAIL_KEEP_BRACE)
+    return token.lstrip(_LEAD_KEEP_BRACE) if paired else token
 
 
 def _candidates(line: str) -> Iterable[str]:

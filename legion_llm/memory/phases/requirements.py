@@ -25,7 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-_DASH_ID = r"[A-Z][A-Z0-9]{0,11}-\d{1,4}(?:\.\d+)?"
+# `AUTH-02`, and with inner segments that start with a letter `FR-BROKER-B2-02`, `REQ-P9-01`
+_DASH_ID = r"[A-Z][A-Z0-9]{0,11}(?:-[A-Z][A-Z0-9]{0,11}){0,3}-\d{1,4}(?:\.\d+)?"
 _DOT_ID = r"[A-Z]{1,4}\d+(?:\.\d+)*"
 _ID = rf"(?:{_DASH_ID}|{_DOT_ID})"
 EDGE_BEFORE = r"(?<![\w.\-/])"
@@ -49,6 +50,11 @@ _REQ_LINE = re.compile(
 )
 _FM_REQ_KEY = re.compile(r"^(requirements?(?:[-_][a-z_-]+)?)\s*:(.*)$", re.IGNORECASE)
 _PARENS = re.compile(r"\([^()]*\)")
+_YAML_COMMENT = re.compile(r"(?:^|\s)#.*$")
+# one word with a digit and an upper-case letter, or upper-case words joined by hyphens
+_LIST_ITEM_ID = re.compile(
+    r"(?=[\w.\-]*\d)(?=[\w.\-]*[A-Z])[A-Za-z0-9][\w.\-]*[A-Za-z0-9]|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
+)
 _STATUS_WORD = re.compile(
     r"\b(?:satisf(?:y|ies|ied|ying)|complet(?:e|es|ed|ing)|clos(?:e|es|ed|ing)|"
     r"cover(?:s|ed|ing)?|implement(?:s|ed|ing)?|address(?:es|ed|ing)?|fulfil+(?:s|ed|ing)?|"
@@ -140,7 +146,7 @@ def _ids(text: str, single: re.Pattern[str]) -> list[str]:
     found: list[str] = []
     for match in RANGE_RE.finditer(text):
         members = expand_range(match.group(1), match.group(2) or match.group(3))
-        if members:
+        if members and single.fullmatch(match.group(1)):  # prose: `Q1..Q5` is no range of ids
             found += [match.group(0), *members]
     found += [m.group(1) for m in single.finditer(text)]
     return list(dict.fromkeys(i for i in found if not NOT_REQUIREMENT.match(i)))
@@ -178,16 +184,24 @@ def _frontmatter_reports(lines: list[str]) -> list[Report]:
             continue
         key = match.group(1)
         stated = stated_verdict(key.replace("-", " ").replace("_", " "))
-        values = [match.group(2).strip().strip("[]")]
+        values = [_YAML_COMMENT.sub("", match.group(2)).strip().strip("[]")]
         for item in lines[index + 1 :]:
             if not item.startswith((" ", "\t", "-")):
                 break
-            values.append(item.strip().lstrip("-").strip().strip("\"'"))
+            values.append(_YAML_COMMENT.sub("", item).strip().lstrip("-").strip())
         for value in values:
             found += [
-                Report(i, "frontmatter", f"{key}: {value}", stated) for i in ids_in_line(value)
+                Report(i, "frontmatter", f"{key}: {value}", stated) for i in _listed_ids(value)
             ]
     return found
+
+
+def _listed_ids(value: str) -> list[str]:
+    """The ids of a frontmatter requirements value: the usual shapes, plus any list item that is
+    one id-like word (`03.6-T1`, `REQ-HERO-3D`, `AUTH_01`, `FR-3a`: the key says it is an id)."""
+    items = [item.strip().strip("\"'") for item in value.split(",")]
+    words = [i for i in items if _LIST_ITEM_ID.fullmatch(i) and not NOT_REQUIREMENT.match(i)]
+    return list(dict.fromkeys([*ids_in_line(value), *words]))
 
 
 def _section_item(line: str) -> tuple[str, str]:
