@@ -11,7 +11,8 @@ text states):
   completes, closes, covers, implements, addresses, fulfils, delivers, meets, passes, verified
   ...) reports the ids it names (`AUTH-01, AUTH-02 all satisfied`).
 
-Id styles: `REQ-01`, `AUTH-02`, `L9I-01`, `R1`, dotted `R1.1`; ranges `R1.1–R1.4`,
+Id styles: `REQ-01`, `AUTH-02`, `L9I-01`, `FR-GATE-A1-02`, `R1`, dotted `R1.1` (and, in a
+frontmatter requirements list, any one-word id-like item such as `04.2-K1` or `SYNC_05`); ranges `R1.1–R1.4`,
 `REQ-01—REQ-03`, `FX-01..03` and `FX-01..FX-03` keep their literal and add their members.
 Decision, threat, outcome, error and pattern ids (`D-05`, `T-01-01`, `O-014`, `E-002`,
 `PAT-003`) are never requirements; in prose, standards and algorithms (`SHA-256`, `UTF-8`,
