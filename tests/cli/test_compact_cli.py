@@ -172,5 +172,5 @@ def test_a_phase_that_is_not_there_is_the_only_line(
     result = cli("compact", "99", "--root", demo_project)
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        f"error: no folder for phase 99 under {demo_project}/.planning/phases or archive/"
+        f"error: no folder for phase 99 under {demo_project}/.planning/phases, archive/ or milestones/"
     ]

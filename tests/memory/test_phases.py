@@ -70,6 +70,44 @@ def test_same_number_folders_resolved_by_the_roadmap_name() -> None:
     assert archived.roadmap.requirement_ids == ()  # Design Tokens' ids are not its ids
 
 
+MILESTONE_ROADMAP = """# Roadmap: v1.1 Mobile
+
+- [x] **Phase 8: Mobile Layout Fixes** - cards and tables on small screens
+
+### Phase 8: Mobile Layout Fixes
+**Goal**: every page reads on a phone
+**Requirements**: MOB-01, MOB-02
+"""
+CURRENT_ROADMAP = """# Roadmap: v1.2 Sharing
+
+- [ ] **Phase 9: Share Links** - read-only links
+
+### Phase 9: Share Links
+**Requirements**: SHR-01
+"""
+
+
+def test_a_gsd_milestone_archive_is_found_with_its_own_roadmap(tmp_path: Path) -> None:
+    """GSD's complete-milestone moves phases to milestones/v1.1-phases/ beside v1.1-ROADMAP.md."""
+    planning = tmp_path / ".planning"
+    shipped = planning / "milestones" / "v1.1-phases" / "08-mobile-layout-fixes"
+    shipped.mkdir(parents=True)
+    (planning / "phases").mkdir()
+    (planning / "ROADMAP.md").write_text(CURRENT_ROADMAP)
+    (planning / "milestones" / "v1.1-ROADMAP.md").write_text(MILESTONE_ROADMAP)
+    (shipped / "08-01-SUMMARY.md").write_text(
+        "# Plan 08-01 Summary\n\nrequirements-completed: [MOB-01, MOB-02]\n"
+        "## Files Modified\n- `src/pages/Dashboard.tsx`\n"
+    )
+    for spec in ("8", "08-mobile-layout-fixes", str(shipped)):
+        phase = find_phase(tmp_path, spec)
+        assert phase.folder == shipped.resolve() and phase.archived, spec
+        assert phase.roadmap.path == planning / "milestones" / "v1.1-ROADMAP.md"
+        assert phase.roadmap.complete and phase.name == "Mobile Layout Fixes"
+        assert phase.roadmap.requirement_ids == ("MOB-01", "MOB-02")
+        assert [pid for pid, _ in phase.summaries] == ["08-01"]
+
+
 def test_same_number_without_a_matching_roadmap_name_asks_for_the_folder(tmp_path: Path) -> None:
     root = tmp_path / "p"
     shutil.copytree(PHASES / "same-number-milestones", root)

@@ -2,7 +2,9 @@
 
 A phase is given as a number (`3`, `03`, `6.1`), a folder name (`03-billing-exports`) or a path.
 Folders live in `.planning/phases/` and, for shipped milestones, under `.planning/archive/`
-(`archive/{NN-name}/` or `archive/milestone-{N}/{NN-name}/`). Several folders may carry the same
+(`archive/{NN-name}/` or `archive/milestone-{N}/{NN-name}/`) or where GSD's complete-milestone
+moves them, `.planning/milestones/v{X.Y}-phases/{NN-name}/`, next to that milestone's own
+`milestones/v{X.Y}-ROADMAP.md`. Several folders may carry the same
 number (phase numbers restart per milestone); the ROADMAP's name for the phase picks one by its
 slug, else the user is asked to pass the folder.
 
@@ -207,12 +209,19 @@ def planning_dir(root: Path) -> Path:
 
 
 def phase_folders(planning: Path) -> list[Path]:
-    """Every phase folder: `.planning/phases/*` then archived ones (two levels deep)."""
+    """Every phase folder: `.planning/phases/*`, then archived ones (`archive/`, two levels
+    deep) and shipped milestones' (`milestones/v1.0-phases/*`)."""
     found = [p for p in sorted((planning / "phases").glob("*")) if _is_phase_dir(p)]
     archive = planning / "archive"
     for pattern in ("*", "*/*"):
         found += [p for p in sorted(archive.glob(pattern)) if _is_phase_dir(p)]
+    found += [p for p in sorted((planning / "milestones").glob("*/*")) if _is_phase_dir(p)]
     return found
+
+
+def _shipped(folder: Path, planning: Path) -> bool:
+    """Whether the folder sits in a shipped milestone's archive (archive/ or milestones/)."""
+    return any(place in folder.parents for place in (planning / "archive", planning / "milestones"))
 
 
 def _is_phase_dir(path: Path) -> bool:
@@ -220,7 +229,13 @@ def _is_phase_dir(path: Path) -> bool:
 
 
 def _roadmap_for(folder: Path, planning: Path) -> Path:
-    """The nearest ROADMAP.md from the folder up to .planning (an archived milestone may keep its own)."""
+    """The nearest ROADMAP.md from the folder up to .planning (an archived milestone may keep its
+    own); for `milestones/v1.0-phases/NN-name/`, the milestone's `milestones/v1.0-ROADMAP.md`."""
+    group = folder.parent
+    if group.parent == planning / "milestones" and group.name.endswith("-phases"):
+        own = group.parent / f"{group.name.removesuffix('-phases')}-ROADMAP.md"
+        if own.is_file():
+            return own
     for parent in folder.parents:
         candidate = parent / "ROADMAP.md"
         if parent != planning and candidate.is_file() and parent.is_relative_to(planning):
@@ -263,7 +278,7 @@ def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> P
     summaries, plans, excluded = _plan_files(folder, key)
     ordered = sorted(summaries, key=_plan_sort_key)
     roadmap_path = _roadmap_for(folder, planning)
-    archived = (planning / "archive") in folder.parents
+    archived = _shipped(folder, planning)
     # an archived folder is only the ROADMAP's phase N when the names agree (numbers restart)
     status = roadmap_status(read_text(roadmap_path), key, folder.name,
                             require_name=require_name or archived, path=roadmap_path)  # fmt: skip
@@ -316,7 +331,9 @@ def find_phase(root: Path, spec: str) -> Phase:
         raise InputError(f"phase {spec!r} is not a number, a phase folder name or a folder path")
     same = [f for f in folders if phase_key(PHASE_DIR_RE.sub(r"\1", f.name)) == key]
     if not same:
-        raise InputError(f"no folder for phase {spec} under {planning / 'phases'} or archive/")
+        raise InputError(
+            f"no folder for phase {spec} under {planning / 'phases'}, archive/ or milestones/"
+        )
     if len(same) == 1:
         return load_phase(same[0], planning)
     return _choose(same, key, planning, spec)
