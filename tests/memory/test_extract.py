@@ -292,6 +292,9 @@ def test_a_brace_list_is_kept_by_its_literal_or_all_its_members(case: str) -> No
         ("AUTH-03 is complete but AUTH-04 is not.", {"AUTH-03": "pass", "AUTH-04": "not verified"}),
         ("R6, R7, and R8 are met.", {"R6": "pass", "R7": "pass", "R8": "pass"}),
         ("Checks for R9 failed, so R9 is not met.", {"R9": "fail"}),
+        ("All 3 requirements (MATRIX-01 through MATRIX-03) are satisfied.",
+         {"MATRIX-01": "pass", "MATRIX-02": "pass", "MATRIX-03": "pass"}),
+        ("AUTH-05 went through review and is complete.", {"AUTH-05": "pass"}),
         ("See R3.1 and AUTH-09 in the spec.", {}),  # no status word: not a report
         ("Implemented SHA-256 digests, UTF-8 input and ES2022 output for S3.", {}),
         ("Closes D-05 and T-01-01; satisfies O-014.", {}),

@@ -13,7 +13,8 @@ text states):
 
 Id styles: `REQ-01`, `AUTH-02`, `L9I-01`, `FR-GATE-A1-02`, `R1`, dotted `R1.1` (and, in a
 frontmatter requirements list, any one-word id-like item such as `04.2-K1` or `SYNC_05`); ranges `R1.1–R1.4`,
-`REQ-01—REQ-03`, `FX-01..03` and `FX-01..FX-03` keep their literal and add their members.
+`REQ-01—REQ-03`, `FX-01..03` and `FX-01..FX-03` keep their literal and add their members;
+`AUTH-01 through AUTH-06` adds its members.
 Decision, threat, outcome, error and pattern ids (`D-05`, `T-01-01`, `O-014`, `E-002`,
 `PAT-003`) are never requirements; in prose, standards and algorithms (`SHA-256`, `UTF-8`,
 `ISO-8601`) and bare letter+digit words (`S3`, `ES2022`) are not either.
@@ -35,6 +36,8 @@ EDGE_AFTER = r"(?![\w\-]|\.\d)"
 ID_RE = re.compile(rf"{EDGE_BEFORE}({_ID}){EDGE_AFTER}")
 _RANGE_BODY = rf"({_ID})(?:\s*(?:[–—-]|\.\.)\s*({_ID})|\s*(?:\.\.|[–—])\s*(\d+)(?![\w\-]|\.\d))"
 RANGE_RE = re.compile(rf"{EDGE_BEFORE}{_RANGE_BODY}{EDGE_AFTER}")
+# a range in words, `AUTH-01 through AUTH-06`: its members (the words are no id to keep)
+THROUGH_RE = re.compile(rf"{EDGE_BEFORE}({_ID})\s+(?:through|thru)\s+({_ID}){EDGE_AFTER}", re.I)
 # what an output may name as a requirement: dash-style ids anywhere, R-style ids
 OUTPUT_ID_RE = re.compile(rf"{EDGE_BEFORE}({_DASH_ID}|R\d+(?:\.\d+)*){EDGE_AFTER}")
 NOT_REQUIREMENT = re.compile(r"^(?:D|T|O|E|P|PAT)-\d")
@@ -149,6 +152,9 @@ def _ids(text: str, single: re.Pattern[str]) -> list[str]:
         members = expand_range(match.group(1), match.group(2) or match.group(3))
         if members and single.fullmatch(match.group(1)):  # prose: `Q1..Q5` is no range of ids
             found += [match.group(0), *members]
+    for match in THROUGH_RE.finditer(text):
+        if single.fullmatch(match.group(1)) and single.fullmatch(match.group(2)):
+            found += expand_range(match.group(1), match.group(2))
     found += [m.group(1) for m in single.finditer(text)]
     return list(dict.fromkeys(i for i in found if not NOT_REQUIREMENT.match(i)))
 
