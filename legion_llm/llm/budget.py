@@ -4,7 +4,9 @@ The cap is never passed and never over-reserves: before a call the meter reserve
 *expected* output (the step's estimate, not max_tokens) and cuts the call's max_tokens to what
 the money left can pay for, so even a full-length answer stays inside the cap. A call whose
 expected answer no longer fits is refused with BudgetExceededError before anything is sent;
-its expected cost is reported as avoided.
+its expected cost is reported as avoided. An attempt that broke off after the API began answering
+may have been billed for more output than arrived: the most it could have cost beyond what was
+recorded is held against the cap (`hold`), so its retries never pass the cap either.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ class UsageMeter:
     max_cost_usd: float | None = None
     total: Usage = field(default_factory=Usage)
     engines: list[str] = field(default_factory=list)
+    held_usd: float = 0.0
 
     def record(self, usage: Usage, engine: str) -> None:
         self.total.add(usage)
@@ -106,6 +109,10 @@ class UsageMeter:
     def spent_usd(self) -> float:
         return self.total.estimated_cost_usd
 
+    def hold(self, usd: float) -> None:
+        """Count `usd` against the cap without reporting it as spent (an unknown bill's bound)."""
+        self.held_usd += max(0.0, usd)
+
     def reserve(
         self, info: ModelInfo, *, input_tokens: int, expected_output: int, max_tokens: int
     ) -> int:
@@ -114,16 +121,18 @@ class UsageMeter:
         fits; that call's expected cost is then counted as avoided."""
         if self.max_cost_usd is None:
             return max_tokens
-        left = self.max_cost_usd - self.spent_usd
+        left = self.max_cost_usd - self.spent_usd - self.held_usd
         allowed = affordable_output(info, input_tokens=input_tokens, usd=left)
         if allowed >= min(expected_output, max_tokens):
             return min(max_tokens, allowed)
         expected = call_cost_bound(info, input_tokens=input_tokens, output_tokens=expected_output)
         self.total.avoided_by_cap_usd += expected
         self.total.calls_refused_by_cap += 1
+        held = f" (up to ${self.held_usd:.4f} more if broken-off attempts were billed whole)"
         raise BudgetExceededError(
             f"stopped before a call expected to cost about ${expected:.4f}: "
-            f"${self.spent_usd:.4f} spent of --max-cost ${self.max_cost_usd:.4f}",
+            f"${self.spent_usd:.4f}{held if self.held_usd else ''} spent of --max-cost "
+            f"${self.max_cost_usd:.4f}",
             data={
                 "max_cost_usd": self.max_cost_usd,
                 "spent_usd": round(self.spent_usd, 6),

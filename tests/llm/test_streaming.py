@@ -10,6 +10,7 @@ import pytest
 
 from legion_llm.llm.engine import Engine, Notices
 from legion_llm.llm.errors import LLMUnavailableError
+from legion_llm.llm.pricing import estimate_cost, model_info
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from tests.fakes import FakeMessagesAPI, Reply
 from tests.llm.conftest import FakeTime
@@ -116,3 +117,27 @@ def test_thinking_models_stream_their_thinking_and_get_room_for_it(
     assert sent["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert sent["max_tokens"] == 1000 + 2048 and sent["output_config"]["effort"] == "low"
     assert answer.usage.output_tokens > 100  # thinking is billed as output
+
+
+def test_retries_of_a_stream_that_broke_off_stay_inside_the_cap(
+    fake_api: FakeMessagesAPI, on_fake: Make
+) -> None:
+    # A proxy hangs up mid-answer every time; the API bills each attempt whole (the fake bills
+    # what it generated). The client cannot see how much of a broken-off answer was billed, so
+    # it may retry only while even a full-length bill of every broken attempt fits the cap.
+    long = {"echo": "legion " * 1000, "length": 6}
+    fake_api.responder = lambda request: Reply.answer(long, stall_after=4, then="close")
+    cap = 0.0012
+    engine = on_fake(max_cost_usd=cap, max_attempts=4, **QUICK)
+    with pytest.raises(
+        LLMUnavailableError, match=r"broke off .*after 1 attempt \(a retry could pass --max-cost"
+    ):
+        ask(engine)
+    info = model_info(engine.model or "")
+    billed = sum(
+        estimate_cost(info, **{k: v for k, v in (c.usage or {}).items() if k.endswith("tokens")})
+        for c in fake_api.calls()
+    )
+    assert len(fake_api.calls()) == 1 and billed <= cap  # 4 attempts were billed 0.0020
+    answer = ask(on_fake("auto", max_cost_usd=cap, stall_timeout_s=0.25))
+    assert answer.engine == "offline" and "--max-cost" in (answer.fallback_reason or "")

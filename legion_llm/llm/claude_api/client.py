@@ -9,7 +9,8 @@
   count where there is one is checked against the model's input budget, and the cost cap reserves the
   step's *expected* output (not max_tokens), cutting max_tokens to what the money left pays for.
 - The request is streamed (http.py); usage is recorded from the final message, and from the
-  start of an attempt that broke off (it may have been billed).
+  start of an attempt that broke off (it may have been billed: the most its unseen output could
+  have cost is held against the cap, which is checked again before each retry).
 - Base URL: ANTHROPIC_BASE_URL, else settings `base_url`, else the API's; resolved in config.py
   and passed explicitly (a path prefix such as http://gateway/anthropic is kept).
 anthropic and tenacity are imported inside the functions that use them.
@@ -30,7 +31,7 @@ from legion_llm.llm.claude_api.request import build_request, expected_output, re
 from legion_llm.llm.claude_api.structured import ask_structured
 from legion_llm.llm.config import Credential, LLMConfig
 from legion_llm.llm.engine import Answer, EngineBase, Request
-from legion_llm.llm.pricing import ModelInfo, StructuredMode, model_info
+from legion_llm.llm.pricing import ModelInfo, StructuredMode, call_cost_bound, model_info
 from legion_llm.llm.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -105,18 +106,22 @@ class ClaudeEngine(EngineBase):
         return self.estimate_tokens(request_text(kwargs))
 
     def _send(self, kwargs: dict[str, Any], expected: int) -> Message:
-        """One logical call: counts, budget and cap, the streamed request, usage recorded."""
+        """One logical call: counts, budget and cap (again before each retry), the streamed
+        request, usage recorded."""
         estimate = self.estimate_input_tokens(kwargs)
         counted = self.http.count_input_tokens(kwargs)
         tokens = counted if counted is not None else estimate
-        budget = self.input_budget(kwargs["max_tokens"])
-        check_fits(tokens, budget, f"the request for this prompt (model {self.model})")
-        allowed = self.meter.reserve(self.info, input_tokens=tokens, expected_output=expected,
-                                     max_tokens=kwargs["max_tokens"])  # fmt: skip
-        call = {**kwargs, "max_tokens": allowed}
+        check_fits(tokens, self.input_budget(kwargs["max_tokens"]),
+                   f"the request for this prompt (model {self.model})")  # fmt: skip
+
+        def reserve() -> dict[str, Any]:
+            allowed = self.meter.reserve(self.info, input_tokens=tokens, expected_output=expected,
+                                         max_tokens=kwargs["max_tokens"])  # fmt: skip
+            return {**kwargs, "max_tokens": allowed}
+
         counts = Usage(input_tokens_estimated=estimate, input_tokens_counted=counted or 0,
                        counted_calls=int(counted is not None))  # fmt: skip
-        message = self._create_quietly(call)
+        message = self._create_quietly(reserve)
         self.meter.record(self._usage(message.usage, counts), self.name)
         return message
 
@@ -131,16 +136,23 @@ class ClaudeEngine(EngineBase):
         billed.add(counts)
         return billed
 
-    def _create_quietly(self, kwargs: dict[str, Any]) -> Message:
+    def _create_quietly(self, reserve: Callable[[], dict[str, Any]]) -> Message:
         """The SDK's DeprecationWarning for an old model name becomes one notice; an attempt that
-        broke off after the API began answering is recorded as a billed call."""
+        broke off after the API began answering is recorded as a billed call, and the most its
+        unseen output could have cost is held against the cap."""
 
-        def partial(usage: ApiUsage) -> None:
-            self.meter.record(self._usage(usage, Usage()), self.name)
+        def partial(usage: ApiUsage, call: dict[str, Any]) -> None:
+            seen = self._usage(usage, Usage())
+            self.meter.record(seen, self.name)
+            prompt = (usage.input_tokens + (usage.cache_read_input_tokens or 0)
+                      + (usage.cache_creation_input_tokens or 0))  # fmt: skip
+            bound = call_cost_bound(self.info, input_tokens=prompt,
+                                    output_tokens=call["max_tokens"])  # fmt: skip
+            self.meter.hold(bound - seen.estimated_cost_usd)
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DeprecationWarning)
-            message = self.http.create(kwargs, partial)
+            message = self.http.create(reserve, partial)
         for warning in caught:
             first_line = str(warning.message).splitlines()[0]
             self.notices.add(f"notice: {first_line} (set memory.llm.model or LEGION_LLM_MODEL)")

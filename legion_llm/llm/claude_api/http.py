@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.llm.config import Credential, LLMConfig
-from legion_llm.llm.errors import LLMUnavailableError, RequestRejectedError
+from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError, RequestRejectedError
 from legion_llm.llm.scrub import scrub
 
 if TYPE_CHECKING:
@@ -120,10 +120,14 @@ class ClaudeHTTP:
 
     # calls ----------------------------------------------------------------------------------
     def create(
-        self, kwargs: dict[str, Any], on_partial: Callable[[Usage], None] | None = None
+        self,
+        build: Callable[[], dict[str, Any]],
+        on_partial: Callable[[Usage, dict[str, Any]], None] | None = None,
     ) -> Message:
         """One streamed call under the retry policy; failures become LLMUnavailableError.
-        `on_partial` gets the usage of an attempt that failed after the API began answering."""
+        `build` makes each attempt's request: the cost cap is checked again before a retry, and a
+        retry it refuses ends the call like the last attempt's failure. `on_partial` gets the usage
+        and the request of an attempt that failed after the API began answering."""
         import anthropic
         import httpx2
         from tenacity import Retrying, retry_if_exception
@@ -132,16 +136,23 @@ class ClaudeHTTP:
         start = self._clock()
         self.attempts = 0
         deadline_hit: list[bool] = []
+        capped: list[bool] = []
+        calls = [build()]  # the first call's refusal by the cap is the caller's to handle
 
         def attempt() -> Message:
             self.attempts += 1
-            return self._stream_once(client, kwargs, on_partial)
+            return self._stream_once(client, calls[-1], on_partial)
 
         def stop(state: RetryCallState) -> bool:
             if state.attempt_number >= self.config.max_attempts:
                 return True
             if self._clock() - start + state.upcoming_sleep >= self.config.deadline_s:
                 deadline_hit.append(True)
+                return True
+            try:
+                calls.append(build())
+            except BudgetExceededError:
+                capped.append(True)
                 return True
             return False
 
@@ -151,13 +162,13 @@ class ClaudeHTTP:
             message: Message = retrying(attempt)
             return message
         except (anthropic.APIError, httpx2.HTTPError, StreamStalled, NotAnEventStream) as exc:
-            raise self._unavailable(exc, bool(deadline_hit)) from exc
+            raise self._unavailable(exc, bool(deadline_hit), bool(capped)) from exc
 
     def _stream_once(
         self,
         client: anthropic.Anthropic,
         kwargs: dict[str, Any],
-        on_partial: Callable[[Usage], None] | None,
+        on_partial: Callable[[Usage, dict[str, Any]], None] | None,
     ) -> Message:
         import httpx2
 
@@ -173,16 +184,20 @@ class ClaudeHTTP:
                         seen[event.type] = event
             except Exception as exc:
                 if "message_start" in seen and on_partial is not None:
-                    on_partial(seen["message_start"].message.usage)
+                    on_partial(seen["message_start"].message.usage, kwargs)
                 if dog.tripped:
                     raise StreamStalled(dog.tripped) from exc
+                if "message_start" in seen and isinstance(exc, httpx2.TransportError):
+                    raise NotAnEventStream(
+                        "the connection closed mid-answer", retryable=True
+                    ) from exc
                 raise
             if "message_start" not in seen:
                 kind = stream.response.headers.get("content-type") or "no content-type"
                 raise NotAnEventStream(f"not an event stream: {kind}", retryable=False)
             if "message_stop" not in seen:
                 if on_partial is not None:
-                    on_partial(seen["message_start"].message.usage)
+                    on_partial(seen["message_start"].message.usage, kwargs)
                 raise NotAnEventStream("the event stream ended before message_stop", retryable=True)
             return stream.get_final_message()
 
@@ -194,9 +209,13 @@ class ClaudeHTTP:
             asked = min(0.5 * 2 ** (state.attempt_number - 1), 8.0) * random.uniform(0.75, 1.0)
         return max(0.0, min(asked, self.config.max_retry_sleep_s))
 
-    def _unavailable(self, exc: Exception, deadline_hit: bool) -> LLMUnavailableError:
+    def _unavailable(
+        self, exc: Exception, deadline_hit: bool, capped: bool = False
+    ) -> LLMUnavailableError:
         tries = f"{self.attempts} attempt{'s' if self.attempts != 1 else ''}"
         why = f" (deadline of {self.config.deadline_s:g} s reached)" if deadline_hit else ""
+        if capped:
+            why = " (a retry could pass --max-cost: what broke off may have been billed whole)"
         text, status = describe_failure(exc, self.config.effective_base_url)
         if isinstance(exc, NotAnEventStream) and not exc.retryable:
             text = (f"Claude API answered HTTP 200 with a body that is not a Messages API answer "
