@@ -216,6 +216,22 @@ def test_path_shapes() -> None:
 
 
 @pytest.mark.parametrize(
+    ("token", "path"),
+    [
+        (".env.local", True), (".env.production", True), (".eslintrc.js", True),
+        ("src/index.d.ts", True), ("a.test.ts", True), ("src/routes/+page.svelte", True),
+        ("socket.io/lib/index.js", True), ("docs/v1.0.md", True),
+        (".test.ts", False), (".d.ts", False), (".module.css", False),  # a kind of file
+        ("STATE.md/ROADMAP.md", False), ("packages/a.ts/b.ts", False),  # two names, one slash
+    ],
+)  # fmt: skip
+def test_env_files_are_paths_suffixes_and_slash_joined_names_are_not(
+    token: str, path: bool
+) -> None:
+    assert is_path(token) is path
+
+
+@pytest.mark.parametrize(
     ("title", "name"),
     [
         ("Plan 03-01 Summary: Streaming CSV export", "Streaming CSV export"),

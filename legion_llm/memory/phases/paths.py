@@ -7,8 +7,9 @@ is kept as written when every member is a path; a document keeps it by naming th
 every member. Under a Files or Artifacts heading, a bold or code list item that starts with a
 bare `name.ext` names a file even when the extension is not a common one (`Procfile.dev`).
 Slash commands (`/beacon`), scoped npm packages (`@node-rs/argon2`), dotted identifiers
-(`harbor.search.bulk`), fractions (`3/2`), bare extensions (`.mjs`), glob-only fragments
-(`/*.ts`, `**/*.md`) and technology names (`Node.js`) are not paths.
+(`harbor.search.bulk`), fractions (`3/2`), bare extensions (`.mjs`, `.test.ts`), glob-only
+fragments (`/*.ts`, `**/*.md`), file names joined by a slash (`STATE.md/ROADMAP.md`) and
+technology names (`Node.js`) are not paths; env files (`.env.local`) are.
 """
 
 from __future__ import annotations
@@ -136,12 +137,32 @@ def is_path(token: str) -> bool:
     nested = "/" in token
     if not nested and last.lower() in TECH_NAMES:
         return False
+    if nested and _file_named_folder(token):
+        return False
+    if not nested and _ENV_FILE.fullmatch(last):
+        return True
+    if not nested and _SUFFIX_ONLY.fullmatch(last):
+        return False
     if last in BARE_NAMES or last in KNOWN_DOTFILES or (nested and "*" in last):
         return True
     return _has_extension(last, strict=not nested)
 
 
 _EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}")
+# `.env.local`, `.env.production`: env files, though `local` is no extension
+_ENV_FILE = re.compile(r"\.env\.[a-z][a-z0-9_-]*")
+# `.test.ts`, `.d.ts`, `.module.css`: a kind of file, not a file
+_SUFFIX_ONLY = re.compile(r"\.(?:test|spec|d|stories|module|config|min|e2e|story)\.[a-z0-9]+", re.I)
+# a folder segment named like a document or source file: `STATE.md/ROADMAP.md` is two files
+_FILE_LIKE_SEGMENT = re.compile(
+    r"[^/]+\.(?:md|mdx|ts|tsx|jsx|py|rs|go|rb|php|java|kt|yml|yaml|toml|sh|txt|csv)/"
+)
+
+
+def _file_named_folder(token: str) -> bool:
+    return _FILE_LIKE_SEGMENT.search(token.lstrip("./")) is not None
+
+
 _BRACES = re.compile(r"\{([^{}]*)\}")
 
 
