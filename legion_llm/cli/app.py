@@ -114,14 +114,20 @@ def _command_name(args: list[str]) -> str:
 
 def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
     """One line on stderr; a write failure also prints the record so nothing is lost."""
-    stderr_line(f"error: {exc.message}")
     data = dict(exc.data)
+    spent = (data.get("usage") or {}).get("estimated_cost_usd") or 0
+    shown = (
+        exc.message
+        if not spent or "spent" in exc.message
+        else (f"{exc.message} (this run spent about ${spent:.4f})")
+    )
+    stderr_line(f"error: {shown}")
     if isinstance(exc, WriteFailedError):
         data["record_text"] = exc.record_text
         if not as_json:
             echo(exc.record_text)
     if as_json:
-        data["error"] = exc.message
+        data["error"] = shown
         print(envelope(_command_name(args), data, [], ok=False))
     return exc.exit_code
 

@@ -168,7 +168,11 @@ class EngineBase:
         before = self.meter.total.copy()
         request = self.request(schema, prompt_name, variables, context, max_tokens,
                                expected_output_tokens)  # fmt: skip
-        answer = self.answer(request)
+        try:
+            answer = self.answer(request)
+        except LLMError as exc:  # what the run spent before it failed is part of the answer
+            exc.data.setdefault("usage", self.meter.as_dict(self.name))
+            raise
         return replace(answer, usage=self.meter.total.minus(before))
 
     def request(

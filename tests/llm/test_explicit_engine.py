@@ -102,3 +102,23 @@ def test_unknown_model_is_refused_before_any_request(
     expected = (usage["input_tokens"] * 3 + usage["output_tokens"] * 15) / 1e6  # type: ignore[index]
     assert data["usage"]["estimated_cost_usd"] == pytest.approx(expected, abs=1e-6)
     assert compacted(root) == []
+
+
+def test_an_explicit_engine_that_fails_after_paid_calls_reports_what_they_cost(
+    cli: Any, tmp_path: Path, point_at: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_case(CASE[0], tmp_path)
+    before = fingerprint(root)
+    monkeypatch.setenv("LEGION_LLM_MAX_ATTEMPTS", "1")
+    long = {"deliverables": [{"plan_id": "03-01", "summary": "legion " * 400}]}
+    with FakeMessagesAPI() as fake:  # a proxy hangs up mid-answer: billed, never answered
+        fake.responder = lambda request: Reply.answer(long, stall_after=4, then="close")
+        point_at(fake)
+        result = cli("compact", CASE[1], "--root", root, "--engine", "anthropic", "--json")
+        paid = len(fake.calls())
+    assert result.exit_code == 4 and result.json["ok"] is False and paid >= 1
+    usage = result.json["data"]["usage"]
+    assert usage["calls"] == paid and usage["estimated_cost_usd"] > 0
+    line = result.stderr.strip().splitlines()
+    assert len(line) == 1 and f"this run spent about ${usage['estimated_cost_usd']:.4f}" in line[0]
+    assert compacted(root) == [] and fingerprint(root) == before
