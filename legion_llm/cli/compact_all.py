@@ -51,8 +51,10 @@ def direct_result(c: Common, job: Any, session: LLMSession) -> CommandResult:
     data = {"all": True, "batch": False, "outcomes": rows, "usage": usage}
     lines = [_row_line(row) for row in rows]
     lines.append(usage_line(usage))
-    code = 1 if any(r["status"] == "failed" for r in rows) else 0
-    return CommandResult("compact", data, "\n".join(lines), list(session.warnings), code)
+    failed = [r for r in rows if r["status"] == "failed"]
+    code = max((int(r.get("exit_code", 1)) for r in failed), default=0)
+    errors = [f"error: {r['label']}: {r['reason']}" for r in failed]
+    return CommandResult("compact", data, "\n".join(lines), [*session.warnings, *errors], code)
 
 
 def _row_line(row: dict[str, Any]) -> str:

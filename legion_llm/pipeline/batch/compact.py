@@ -19,6 +19,7 @@ from typing import Any
 
 from legion_llm.errors import LegionError
 from legion_llm.llm.engine import Engine
+from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError
 from legion_llm.memory.files import read_bytes, read_text
 from legion_llm.memory.phases.extract import normalise
 from legion_llm.memory.phases.find import Phase, completed_without_compaction, find_phase
@@ -109,15 +110,25 @@ class CompactAllJob:
 def compact_all_direct(
     job: CompactAllJob, engine: Engine, *, on_case: Callable[[str], None] | None = None
 ) -> list[dict[str, Any]]:
-    """Every phase directly, one after another; one phase's failure never stops the next."""
-    rows = []
+    """Every phase directly, one after another; one phase's failure never stops the next, but
+    an engine that cannot answer (unreachable, refused, the cost cap reached) stops the run: the
+    phases after it are "not tried" instead of each paying for the same retries. A failed row
+    carries the error's `exit_code`."""
+    rows: list[dict[str, Any]] = []
+    stopped: str | None = None
     for case in job.cases():
+        if stopped is not None:
+            rows.append({"case": case.key, "label": case.label, "status": "not tried",
+                         "reason": f"the engine stopped: {stopped}", "cost_usd": 0.0})  # fmt: skip
+            continue
         before = engine.meter.total.copy()
         try:
             result = compact_phase(job.phase(case), engine, today=job.today, force=job.force)
             row = outcome_of(result, job.root)
         except LegionError as exc:
-            row = {"status": "failed", "reason": exc.message}
+            row = {"status": "failed", "reason": exc.message, "exit_code": exc.exit_code}
+            if isinstance(exc, LLMUnavailableError | BudgetExceededError):
+                stopped = exc.message
         spent = engine.meter.total.estimated_cost_usd - before.estimated_cost_usd
         rows.append({"case": case.key, "label": case.label, **row,
                      "cost_usd": round(spent, 6)})  # fmt: skip
