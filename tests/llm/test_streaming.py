@@ -141,3 +141,20 @@ def test_retries_of_a_stream_that_broke_off_stay_inside_the_cap(
     assert len(fake_api.calls()) == 1 and billed <= cap  # 4 attempts were billed 0.0020
     answer = ask(on_fake("auto", max_cost_usd=cap, stall_timeout_s=0.25))
     assert answer.engine == "offline" and "--max-cost" in (answer.fallback_reason or "")
+
+
+def test_an_answer_far_past_max_tokens_is_cut_off_as_a_broken_stream(
+    fake_api: FakeMessagesAPI, on_fake: Make
+) -> None:
+    # a broken proxy streams 1 MB into an answer capped at a few hundred tokens: the SDK would
+    # re-parse the growing JSON on every event (minutes of CPU); it is stopped at the bound
+    huge = {"echo": "legion " * 150_000, "length": 6}
+    fake_api.enqueue(Reply.answer(huge, chunk_chars=64))
+    started = time.monotonic()
+    with pytest.raises(LLMUnavailableError, match=r"ran past max_tokens \(\d+ characters"):
+        ask(on_fake(**QUICK))
+    assert time.monotonic() - started < 10
+    assert len(fake_api.calls()) == 1  # not retried: the same proxy would do it again
+    fake_api.enqueue(Reply.answer(huge, chunk_chars=64))
+    answer = ask(on_fake("auto", stall_timeout_s=0.25))
+    assert answer.engine == "offline" and "max_tokens" in (answer.fallback_reason or "")

@@ -175,6 +175,8 @@ class ClaudeHTTP:
         stall = self.config.stall_timeout_s
         timeout = httpx2.Timeout(stall, connect=min(10.0, stall))
         seen: dict[str, Any] = {}
+        bound = int(kwargs.get("max_tokens") or 0) * CHARS_PER_TOKEN_BOUND
+        received = 0
         with client.messages.stream(**kwargs, timeout=timeout) as stream:
             dog = Watchdog(stall, self.config.timeout_s, stream.close)
             try:
@@ -182,6 +184,18 @@ class ClaudeHTTP:
                     for event in stream:
                         dog.progress()
                         seen[event.type] = event
+                        received += _delta_chars(event)
+                        if bound and received > bound:
+                            raise NotAnEventStream(
+                                f"the answer ran past max_tokens ({received} characters for "
+                                f"{kwargs['max_tokens']} tokens); is a proxy or gateway in the "
+                                "way?",
+                                retryable=False,
+                            )
+            except NotAnEventStream:
+                if on_partial is not None:
+                    on_partial(seen["message_start"].message.usage, kwargs)
+                raise
             except Exception as exc:
                 if "message_start" in seen and on_partial is not None:
                     on_partial(seen["message_start"].message.usage, kwargs)
@@ -229,6 +243,18 @@ class ClaudeHTTP:
             return RequestRejectedError(scrub(refused), status=status, attempts=self.attempts)
         message = scrub(f"{text} after {tries}{why}")
         return LLMUnavailableError(message, status=status, attempts=self.attempts)
+
+
+# no real answer spends more characters per token than this: past it, a stream is broken
+CHARS_PER_TOKEN_BOUND = 16
+
+
+def _delta_chars(event: Any) -> int:
+    """Characters one stream event adds to the answer (text or tool JSON)."""
+    delta = getattr(event, "delta", None) if event.type == "content_block_delta" else None
+    if delta is None:
+        return 0
+    return len(getattr(delta, "partial_json", "") or getattr(delta, "text", "") or "")
 
 
 def describe_failure(exc: Exception, base_url: str) -> tuple[str, int | None]:
