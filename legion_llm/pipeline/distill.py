@@ -53,6 +53,10 @@ PATTERN_THRESHOLD = 0.3  # patterns generalise: calibrated good 0.44-1.0, unrela
 # (calibrated in tests/pipeline/test_distill.py: paraphrases kept, injections and other topics not)
 CONTEXT_THRESHOLD = 0.3
 REUSE_SHARE = 0.2
+# the longest a proposal's field may be (the offline engine's longest over the fixtures: 139,
+# 210 and 116); a PATTERNS.md row is read at a glance
+MAX_CHARS = {"pattern": 500, "context": 800, "reuse_criteria": 500}
+SHOWN_CHARS = 300  # of a refused proposal, what the report repeats (a broken model's can be huge)
 _WHY_WORDS = (
     "review reviewed passed first cycle importance important succeeded outside division cross "
     "pairing repeat repeating worth reuse reused involving tasks task type work agent agents "
@@ -225,6 +229,9 @@ def verify(
             return ids, f"{name.replace('_', ' ')} is empty"
         if is_placeholder(text):
             return ids, f"{name.replace('_', ' ')} is a placeholder ({text.strip()!r})"
+        if len(text) > MAX_CHARS[name]:
+            return ids, (f"{name.replace('_', ' ')} is {len(text)} characters long (at most "
+                         f"{MAX_CHARS[name]}: a sentence or two)")  # fmt: skip
     found = index.best(pattern_terms(proposal.pattern, proposal.tags))
     if found is not None and found.same:
         return ids, f"near-duplicate of {found.key} (score {found.score:.2f})"
@@ -285,7 +292,7 @@ def run_distill(
             index = TopicIndex([*existing, *accepted])
             ids, reason = verify(proposal, prepared, index)
             if reason is not None:
-                result.skipped.append({"pattern": proposal.pattern, "reason": reason})
+                result.skipped.append({"pattern": _shown(proposal.pattern), "reason": reason})
                 continue
             label = f'"{proposal.pattern[:60]}", proposed earlier in this run'
             accepted.append((label, pattern_terms(proposal.pattern, proposal.tags)))
@@ -324,3 +331,7 @@ def _store(
 def _number(record_id: str) -> int:
     digits = record_id.rpartition("-")[2]
     return int(digits) if digits.isdigit() else 0
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"

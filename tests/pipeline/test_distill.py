@@ -321,3 +321,18 @@ def test_the_offline_contexts_of_every_fixture_rest_on_their_outcomes(
             s for s in result.skipped if "the context" in s["reason"] or "the reuse" in s["reason"]
         ]
     assert skipped == []
+
+
+def test_an_overlong_proposal_is_refused_and_reported_clipped(tmp_path: Path) -> None:
+    paths = history(tmp_path, "02-expand-contract-migration")
+    huge = "Expand then contract the schema " + "x" * 20_000
+    engine = FakeEngine().enqueue(
+        PatternProposals(patterns=[proposal(reuse_criteria=huge, pattern=huge)])
+    )
+    result = distil(paths, engine)
+    assert len(result.skipped) == 1 and not paths.patterns.exists()
+    assert (
+        result.skipped[0]["reason"]
+        == "pattern is 20032 characters long (at most 500: a sentence or two)"
+    )
+    assert result.skipped[0]["pattern"] == huge[:300] + "…"

@@ -344,6 +344,8 @@ def test_offline_titles_are_cut_at_a_clause_never_on_a_dangling_word() -> None:
         ("`expected { postalCode: 2139 } to deeply equal { postalCode: '02139' }`.", None),
         ("Papa.parse with `dynamicTyping: true` turned postal codes into numbers; "
          "parse them as strings.", None),
+        ("Papa.parse with `dynamicTyping: true` turned postal codes into numbers. " * 60,
+         "the body is 4319 characters long (at most 4000: a learning is a few paragraphs)"),
     ],
 )  # fmt: skip
 def test_placeholder_and_generic_bodies_are_refused(

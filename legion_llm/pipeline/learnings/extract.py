@@ -134,6 +134,9 @@ def check_rules(
         return None, repairs, "; ".join(problems)
     if not title or len(title) > 120:
         return None, repairs, "the title must be one line of 1-120 characters"
+    if len(body) > MAX_BODY_CHARS:
+        return None, repairs, (f"the body is {len(body)} characters long (at most "
+                               f"{MAX_BODY_CHARS}: a learning is a few paragraphs)")  # fmt: skip
     known = mission.known_words
     if len(set(words(title)) & known) < 2:
         return (
@@ -148,6 +151,8 @@ def check_rules(
         return None, repairs, generic
     return learning, repairs, ""
 
+
+MAX_BODY_CHARS = 4000  # `learnings load` fits several learnings into its 2,000-token budget
 
 # advice any learning could give: not evidence that a body says something specific
 _ADVICE = content_terms(
