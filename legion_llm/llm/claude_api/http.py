@@ -193,7 +193,7 @@ class ClaudeHTTP:
                                 retryable=False,
                             )
             except NotAnEventStream:
-                if on_partial is not None:
+                if "message_start" in seen and on_partial is not None:
                     on_partial(seen["message_start"].message.usage, kwargs)
                 raise
             except Exception as exc:
