@@ -38,6 +38,10 @@ SLOW_LAYOUTS = {
     + "\n## Phase 1 — Shipped 2026-01-03\nagent: alpha\nresult: success\n",
     "no id column": "| Date | Agent | Task Type | Outcome |\n|---|---|---|---|\n| 2026-01-01 | alpha | backend | success |\n",
     "id not first": "| Date | ID | Agent | Task Type |\n|---|---|---|---|\n| 2026-01-01 | O-001 | alpha | backend |\n",
+    "a fenced block": OUTCOMES_TEMPLATE
+    + ROWS
+    + "\n```\n| O-099 | 2026-01-01 | main | 1 | 01-01 | a | b | success | 1 | x | y |\n```\n",
+    "an indented tilde fence": OUTCOMES_TEMPLATE + ROWS + "\n   ~~~\n| O-099 | x |\n   ~~~\n",
 }
 PROBES = [
     (["alpha"], ["tooling"]), (["beta-two"], ["ci-cd"]), (["beta"], ["ci-cd"]), (["two"], ["ci-cd"]),
@@ -113,3 +117,11 @@ def test_store_into_each_layout(tmp_path: Path) -> None:
         assert stored.record.importance == (
             2 if any("alpha" in r.agents and "backend" in r.task_types for r in before) else 3
         ), name
+
+
+def test_a_fence_opens_only_at_the_start_of_a_line() -> None:
+    from legion_llm.memory.outcomes.fastscan import _has_fence
+
+    assert _has_fence(b"rows\n```\nx") and _has_fence(b"```x") and _has_fence(b"a\n   ~~~")
+    assert not _has_fence(b"a\n    ```")  # four spaces: indented code, not a fence
+    assert not _has_fence(b"| O-001 | uses ``` inline | x |\n| O-002 | a ~~~ b |")

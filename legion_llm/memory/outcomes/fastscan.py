@@ -19,7 +19,7 @@ from legion_llm.memory.table import column_key, split_row
 # instead of trying each of the ~18 million positions of a 100,000-row file.
 _SEPARATOR_RE = re.compile(rb"\n[ \t]*\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*\r?(?=\n|$)")
 _KV_LINE_RE = re.compile(rb"[ \t]*[A-Za-z][\w -]*?[ \t]*:")
-_FENCE_RE = re.compile(rb"(?:^|\n) {0,3}(?:```|~~~)")  # a fenced block: its rows are text
+_FENCES = (b"```", b"~~~")  # a fenced block: its rows are text
 _ID_RE = re.compile(rb"\n[ \t]*\|[ \t]*O-(\d+)[ \t]*\|")
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -78,7 +78,7 @@ def _line_start(data: bytes, offset: int) -> int:
 
 def scan_for_store(data: bytes, known_columns: tuple[str, ...]) -> StoreScan | None:
     separators = list(_SEPARATOR_RE.finditer(data))
-    if not separators or _has_key_value_section(data) or _FENCE_RE.search(data):
+    if not separators or _has_key_value_section(data) or _has_fence(data):
         return None
     headers = []
     for match in separators:
@@ -91,6 +91,19 @@ def scan_for_store(data: bytes, known_columns: tuple[str, ...]) -> StoreScan | N
     newline = b"\r\n" if b"\r\n" in data[: separators[0].end() + 2] else b"\n"
     ids = _ID_RE.findall(data)
     return StoreScan(headers[-1], insert_at, newline, max(map(int, ids), default=0), len(ids), data)
+
+
+def _has_fence(data: bytes) -> bool:
+    """A line opening a fenced block (up to three spaces, then ``` or ~~~). The markers are
+    found as literals (a regex anchored at line starts took 0.2 s over 100,000 rows)."""
+    for marker in _FENCES:
+        at = data.find(marker)
+        while at >= 0:
+            start = _line_start(data, at)
+            if at - start <= 3 and not data[start:at].strip(b" "):
+                return True
+            at = data.find(marker, at + 1)
+    return False
 
 
 def _has_key_value_section(data: bytes) -> bool:
