@@ -22,6 +22,9 @@ PLANTED = {
         "requirement-id-styles/.planning/phases/01-repo-hygiene-and-docs/01-03-SUMMARY.md:48: token"
     ]
 }
+# Not a false positive either: a password a user pasted in a public issue the error corpus quotes
+# (`curl -u admin:<password> https://...`), found since curl's -u is read.
+PASTED = ["fixtures/errors-corpus/kubernetes.jsonl:40: password"]
 
 
 def texts(folder: Path) -> dict[str, str]:
@@ -71,4 +74,4 @@ def test_the_repository_itself_holds_no_secret() -> None:
                 continue
     assert len(corpus) > 100
     planted = [f"fixtures/phases/{item}" for item in PLANTED["phases"]]
-    assert findings(corpus) == planted
+    assert findings(corpus) == PASTED + planted

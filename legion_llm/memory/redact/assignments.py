@@ -22,12 +22,12 @@ Span = tuple[str, int, int]  # kind, start, end of the secret
 # fmt: off
 _ASSIGNMENT = re.compile(
     r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>(?:[A-Za-z_][A-Za-z0-9_.-]{0,52}?)?"
-    r"(?i:pass(?:word|wd|phrase)?|pwd?|secret|token|key)[_.-]*)(?P=nq)[*_`]{0,2}"
+    r"(?i:pass(?:word|wd|phrase)?|pwd?|secret|token|key(?:[_.-]?base)?)[_.-]*)\\{0,4}(?P=nq)[*_`]{0,2}"
     r"[ \t]*(?::=|=>|\?=|:(?!:)|(?<![=!<>])=(?!=))[ \t]*[*_]{0,2}[ \t]*"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'`\r\n]{1,300}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,300})(?![(\w]))"
+    r"(?:(?P<q>\\{0,4}[\"'])(?P<quoted>[^\"'`\r\n]{1,300}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,300})(?![(\w]))"
 )
 _FLAG = re.compile(
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})[ \t]+(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,299})"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,299})"
 )
 _URL_PASSWORD = re.compile(
     r"(?i:\b[a-z][a-z0-9+.-]{1,30})://(?P<user>[^\s:/?#@\"'<>`\[\]]*):"
@@ -68,6 +68,8 @@ def name_kind(name: str) -> str | None:
         return "password"  # a bare `pass:` / `pwd:` is prose ("tests pass: 4") or a shell command
     if low.endswith("secret") or (last in ("key", "token") and "secret" in low):
         return "secret"
+    if last == "base" and len(parts) > 2 and parts[-2] == "key" and "secret" in low:
+        return "secret"  # Rails' SECRET_KEY_BASE
     if last == "key" and "private" in low:
         return "private-key"
     if low.endswith("token"):
@@ -140,7 +142,7 @@ def _value_counts(kind: str, name: str, value: str, quoted: bool) -> bool:
 # full regex runs only on the lines holding one (no assignment crosses a line), which keeps a
 # megabyte of log text that has none cheap.
 _NAME_BEFORE_OPERATOR = re.compile(
-    r"(?:pass(?:word|wd|phrase)?|pwd?|secret|token|key)[_.-]*[\"']?[*_`]{0,2}[ \t]*(?:[:=]|\?=)"
+    r"(?:pass(?:word|wd|phrase)?|pwd?|secret|token|key(?:[_.-]?base)?)[_.-]*\\{0,4}[\"']?[*_`]{0,2}[ \t]*(?:[:=]|\?=)"
 )
 _NAME_BEFORE_OPERATOR_ANY_CASE = re.compile(_NAME_BEFORE_OPERATOR.pattern, re.IGNORECASE)
 
@@ -189,6 +191,45 @@ def assignment_spans(text: str) -> Iterator[Span]:
 def _aws(kind: str, name: str) -> str:
     low = name.lower()
     return "aws-secret-key" if "aws" in low and kind == "secret" else kind
+
+
+# Passwords a command line takes in its own syntax: mysql's attached `-pSECRET` / `-p'SECRET'`
+# (`-p` alone asks for it), `docker login -p SECRET` (and podman, buildah, skopeo, nerdctl,
+# helm registry), `sshpass -p SECRET`, curl's `-u user:SECRET`, and ODBC's `;Pwd=SECRET`
+# (after a `;`: a shell's `PWD=` is a path). `--password=...` is a flag like any other (_FLAG).
+_VALUE = r"(?P<q>[\"']?)(?P<value>[^\s\"'`$]{1,128})(?P=q)(?![^\s;|&)])"
+_COMMAND_PASSWORDS = (
+    re.compile(
+        r"(?i:\b(?:mysql(?:dump|admin|import|check|pump|sh)?|mariadb(?:-dump|-admin)?)\b)"
+        rf"[^\n|;&]{{0,200}}?[ \t]-p{_VALUE}"
+    ),
+    re.compile(
+        r"(?i:\b(?:docker|podman|buildah|skopeo|nerdctl|helm[ \t]+registry)[ \t]+login\b)"
+        rf"[^\n|;&]{{0,200}}?[ \t]-p[ \t]+{_VALUE}"
+    ),
+    re.compile(rf"(?i:\bsshpass)[ \t]+-p[ \t]*{_VALUE}"),
+)
+_CURL_USER = re.compile(
+    r"(?i:\bcurl\b)[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t]+(?P<q>[\"']?)(?P<user>[^\s:\"'`$]{1,64}):"
+    r"(?P<value>[^\s\"'`$]{1,128})(?P=q)(?![^\s;|&)])"
+)
+_ODBC_PASSWORD = re.compile(
+    r"(?i:;[ \t]*pwd[ \t]*=[ \t]*)(?P<q>)(?P<value>[^;\r\n\"'`]{1,128}?)[ \t]*(?=;|$|[\"'`\s])"
+)
+_COMMAND_WORDS = ("mysql", "mariadb", "login", "sshpass", "curl", "pwd")
+
+
+def command_password_spans(text: str) -> Iterator[Span]:
+    """The password of each command line or connection string that holds one in its own syntax."""
+    low = text.lower()
+    if not any(word in low for word in _COMMAND_WORDS):
+        return
+    for pattern in (*_COMMAND_PASSWORDS, _CURL_USER, _ODBC_PASSWORD):
+        for found in pattern.finditer(text):
+            value, user = found["value"], found.groupdict().get("user") or ""
+            if is_placeholder(value, user) or not secret_shaped(value, quoted=bool(found["q"])):
+                continue
+            yield "password", found.start("value"), found.end("value")
 
 
 def url_password_spans(text: str) -> Iterator[Span]:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from legion_llm.memory.redact.assignments import (
     Span,
     assignment_spans,
+    command_password_spans,
     entropy,
     url_password_spans,
 )
@@ -165,6 +166,7 @@ class Redactor:
             yield from url_password_spans(text)
         if "=" in text or ":" in text or "--" in text:
             yield from assignment_spans(text)
+        yield from command_password_spans(text)
 
     def find(self, text: str) -> list[Finding]:
         """The secrets in `text`, in order, none overlapping another or a marker. A finding that
