@@ -280,6 +280,7 @@ def run_distill(
         for n, r in enumerate(prepared.existing)
     ]
     accepted: list[tuple[str, str]] = []
+    redactor = project_redactor(paths.root)  # what the report repeats of a proposal, too
     for start in range(0, len(selection.groups), GROUPS_PER_CALL):
         batch = selection.groups[start : start + GROUPS_PER_CALL]
         variables = {
@@ -291,10 +292,11 @@ def run_distill(
         for proposal in answer.output.patterns:
             index = TopicIndex([*existing, *accepted])
             ids, reason = verify(proposal, prepared, index)
+            shown = redactor.text(proposal.pattern)  # before it is cut: no token cut in two
             if reason is not None:
-                result.skipped.append({"pattern": _shown(proposal.pattern), "reason": reason})
+                result.skipped.append({"pattern": _shown(shown), "reason": redactor.text(reason)})
                 continue
-            label = f'"{proposal.pattern[:60]}", proposed earlier in this run'
+            label = f'"{shown[:60]}", proposed earlier in this run'
             accepted.append((label, pattern_terms(proposal.pattern, proposal.tags)))
             result.written.append(_store(paths, proposal, ids, today, branch, dry_run, result))
     return result

@@ -336,3 +336,17 @@ def test_an_overlong_proposal_is_refused_and_reported_clipped(tmp_path: Path) ->
         == "pattern is 20032 characters long (at most 500: a sentence or two)"
     )
     assert result.skipped[0]["pattern"] == huge[:300] + "…"
+
+
+def test_a_refused_proposal_is_reported_redacted_before_it_is_clipped(tmp_path: Path) -> None:
+    """A careless model's refused pattern holds a token across the 300-character cut: the report
+    shows its marker, not the token nor the part of it before the cut."""
+    from tests.redact.samples import sample
+
+    paths = history(tmp_path, "02-expand-contract-migration")
+    token = sample("github-token").secret
+    huge = "Expand then contract the schema " + "w " * 120 + token + " x" * 400
+    engine = FakeEngine().enqueue(PatternProposals(patterns=[proposal(pattern=huge)]))
+    result = distil(paths, engine)
+    (skipped,) = result.skipped
+    assert token[:12] not in skipped["pattern"] and "[REDACTED:github-token]" in skipped["pattern"]

@@ -182,3 +182,47 @@ def test_learnings_extracted_from_a_mission_log(cli: Any, demo_project: Path) ->
     written = memory_text(demo_project)
     assert leaked(written) == [] and "[REDACTED:" in written
     assert leaked(result.stdout) == [] and "redacted" in result.stderr
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_learnings_extract_reports_no_secret_of_a_proposal_it_skips(
+    cli: Any, demo_project: Path, dry_run: bool
+) -> None:
+    """The same failure logged twice: the second proposal is skipped as already recorded, and the
+    report repeats it (in a dry run, every proposal): redacted like the one written."""
+    mission = demo_project / ".mission-control/missions/archive/mission-2026-06-12-audit-export"
+    secret = sample("github-token")
+    event = {"ts": "2026-06-12T11:00:00Z", "event": "task_failed", "task": "T2", "attempt": 2,
+             "error": f"deploy used GH_PAT={secret.secret} and failed"}  # fmt: skip
+    with (mission / "log.jsonl").open("a", encoding="utf-8") as log:
+        log.write(
+            json.dumps(event) + "\n" + json.dumps({**event, "ts": "2026-06-12T11:05:00Z"}) + "\n"
+        )
+    args = ["--dry-run"] if dry_run else []
+    result = cli("learnings", "extract", mission, *args, "--engine", "offline",
+                 "--root", demo_project, "--today", TODAY, "--json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert leaked(result.stdout) == [] and leaked(result.stderr) == []
+    assert "[REDACTED:github-token]" in result.stdout
+    if dry_run:
+        assert any("(dry run)" in w for w in result.json["warnings"])
+    else:
+        assert leaked(memory_text(demo_project)) == []
+        assert result.json["data"]["skipped"]  # the second one was there to leak
+
+
+def test_a_secret_in_a_json_log_line_is_not_sent(cli: Any, demo_project: Path) -> None:
+    """A mission's log.jsonl line is rendered into the prompt as JSON: an assignment's quotes are
+    escaped there (`CLIENT_SECRET=\\"...\\"`, `{\\"password\\": \\"...\\"}`)."""
+    mission = demo_project / ".mission-control/missions/archive/mission-2026-06-12-audit-export"
+    secret, password = sample("github-token").secret[4:], "Hx7" + sample("jwt").secret[-12:]
+    notes = [f'CLIENT_SECRET="{secret}" was rejected', f'login {{"password": "{password}"}} failed']
+    with (mission / "log.jsonl").open("a", encoding="utf-8") as log:
+        for note in notes:
+            log.write(json.dumps({"ts": "2026-06-12T11:00:00Z", "event": "retry", "task": "T2",
+                                  "note": note}) + "\n")  # fmt: skip
+    result = cli("learnings", "extract", mission, "--prepare", "--root", demo_project,
+                 "--today", TODAY, "--json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert secret not in result.stdout and password not in result.stdout
+    assert "[REDACTED:secret]" in result.stdout and "[REDACTED:password]" in result.stdout

@@ -32,6 +32,7 @@ from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.files import locked, require_inside
 from legion_llm.memory.learnings.read import Learning, LearningSet, read_learnings, tag_problems
 from legion_llm.memory.learnings.write import apply, confirmed_by, reinforce, rewrite, write_new
+from legion_llm.memory.redact import Hit, Redactor, project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, identifiers, topic_terms, words
 from legion_llm.pipeline.grounding import content_terms, is_placeholder
 from legion_llm.pipeline.learnings.mission import MissionInput, read_mission
@@ -285,8 +286,10 @@ def run_extract(
     }
     answer = engine.ask(LearningProposals, PROMPT, variables, context=mission)
     result.prompt_sha256 = answer.prompt_sha256
+    redactor = project_redactor(paths.root)
     if dry_run:
         result.plan = _plan(answer.output.learnings, mission, existing, now)
+        _redact_report(result, redactor, ".mission-control/memory/ (dry run)")
         return result
     with locked(paths.learnings_dir, root=paths.root):
         # Decide against the folder as it is now (another run may have written since the read
@@ -295,7 +298,23 @@ def run_extract(
         result.warnings = [*mission.warnings, *current.warnings]
         result.plan = _plan(answer.output.learnings, mission, current, now)
         _write(paths, current, result)
+    _redact_report(result, redactor, None)
     return result
+
+
+def _redact_report(result: ExtractResult, redactor: Redactor, target: str | None) -> None:
+    """What the report repeats of each proposal, redacted as a write would redact it: a skipped or
+    rejected one (and, in a dry run, every one) is never written, so nothing else redacts it. A
+    dry run warns as a write would; written ones were redacted (and warned about) by the write."""
+    hits: list[Hit] = []
+    for planned in result.plan:
+        planned.learning, found = redactor.record(planned.learning)
+        hits += found
+        planned.reason = redactor.text(planned.reason)
+        planned.repairs = [redactor.text(item) for item in planned.repairs]
+        planned.changes = [redactor.text(item) for item in planned.changes]
+    if target is not None:
+        result.warnings += write_warning(redactor, hits, target)
 
 
 def _plan(
