@@ -82,7 +82,10 @@ class JudgedMatch:
         }
 
 
-def _clip(text: str) -> str:
+def _clip(text: str, redactor: Redactor) -> str:
+    """At most MAX_ERROR_CHARS, redacted first: a token across the cut would lose its tail and
+    no longer be found by the request's own redaction, leaving its head in the prompt."""
+    text = redactor.text(text)
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "\n[…]"
 
 
@@ -94,9 +97,9 @@ def _offline(match: Match) -> JudgedMatch:
     return JudgedMatch(match, same, "offline" if same or match.band == "ambiguous" else "none")
 
 
-def _listing(matches: Sequence[Match]) -> str:
+def _listing(matches: Sequence[Match], redactor: Redactor) -> str:
     return "\n\n".join(
-        f"Candidate {n}:\n```\n{_clip(m.candidate.signature)}\n```\n"
+        f"Candidate {n}:\n```\n{_clip(m.candidate.signature, redactor)}\n```\n"
         f"Known fix: {m.candidate.fix or '(none recorded)'}"
         for n, m in enumerate(matches, start=1)
     )
@@ -120,7 +123,8 @@ def judge_all(
     if engine is None or engine.name == "offline" or not needs_judge(matches):
         return offline
     judged = [m for m in matches if m.score >= JUDGE_FLOOR][:MAX_JUDGED]
-    variables = {"new_error": _clip(error_text), "candidates": _listing(judged)}
+    redactor = getattr(engine, "redactor", None) or Redactor()  # the one its requests use
+    variables = {"new_error": _clip(error_text, redactor), "candidates": _listing(judged, redactor)}
     try:
         answer = engine.ask(MatchVerdicts, PROMPT, variables, context=judged)
     except BudgetExceededError as exc:  # a judgement is optional: the offline rule decides
@@ -159,7 +163,10 @@ def close_calls_to_judge(
     if any(j.decided_by == "claude" for j in judged) or not needs_judge(matches):
         return None
     close = [j for j in judged if j.match.score >= JUDGE_FLOOR][:MAX_JUDGED]
-    variables = {"new_error": _clip(error_text), "candidates": _listing([j.match for j in close])}
+    variables = {
+        "new_error": _clip(error_text, redactor),
+        "candidates": _listing([j.match for j in close], redactor),
+    }
     return {
         "candidates": [_offline_candidate(n, j) for n, j in enumerate(close, start=1)],
         "inputs": redactor.text(load_prompt(PROMPT).render(variables).user),

@@ -78,3 +78,20 @@ def test_errors_add_and_match_hide_an_aws_pair_and_a_nested_password(
     found = cli("errors", "match", other, "--engine", "offline", "--root", demo_project, "--json")
     best = found.json["data"]["matches"][0]
     assert best["id"] == added.json["data"]["record"]["id"] and best["decided_by"] == "exact"
+
+
+def test_a_long_error_is_redacted_before_it_is_cut_for_the_judge(
+    cli: Any, demo_project: Path
+) -> None:
+    """The close calls handed to the agent (and a model's judge prompt) cut the error at
+    MAX_ERROR_CHARS: a token across the cut must not leave its head there."""
+    from legion_llm.pipeline.errmatch import MAX_ERROR_CHARS
+
+    token = p("gh", "p_") + draw(36, seed=30)
+    head = "httpx.ReadTimeout: The read operation timed out while fetching the rate feed\n"
+    frames = "".join(f"  at frame {i} in worker\n" for i in range(400))
+    text = (head + frames)[: MAX_ERROR_CHARS - 37] + " token=" + token + " end\n"  # 30 before
+    found = cli("errors", "match", text, "--root", demo_project, "--json")
+    assert found.exit_code == 0, found.stderr
+    inputs = found.json["data"]["to_judge"]["inputs"]  # a close call: the agent is asked
+    assert token[:10] not in found.stdout and "[REDACTED:github-token]" in inputs
