@@ -104,8 +104,20 @@ def test_banners_weigh_less_and_never_decide_an_exact_match() -> None:
         ),
         (["│ Error: Incompatible provider version"], ["Error: Incompatible provider version"]),
         (["plain line", "another"], ["plain line", "another"]),
+        # a prefix on every line of a traceback: its indented frames carry it too
+        (
+            ["[E] Traceback (most recent call last):", '[E]   File "x.py", line 1, in <module>',
+             "[E]     import yaml", "[E] ModuleNotFoundError: No module named 'yaml'"],
+            ["Traceback (most recent call last):", '  File "x.py", line 1, in <module>',
+             "    import yaml", "ModuleNotFoundError: No module named 'yaml'"],
+        ),
+        # a bracketed tag before an exception is not a Spring Boot logger's `[thread] name:`
+        (["[pod/api-7d9f8-x2x9q/api] Error: listen EADDRINUSE: address already in use :::3000",
+          "[pod/api-7d9f8-x2x9q/api]     at Server.setupListenHandle", "[pod/api-7d9f8-x2x9q/api] }"],
+         ["Error: listen EADDRINUSE: address already in use :::3000",
+          "    at Server.setupListenHandle", "}"]),
     ],
-)
+)  # fmt: skip
 def test_log_prefixes_are_removed(lines: list[str], expected: list[str]) -> None:
     assert strip_prefixes(lines) == expected
 

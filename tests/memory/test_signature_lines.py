@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from legion_llm.memory.signatures.features import strong_fingerprint
 from legion_llm.memory.signatures.lines import signature_lines
-from legion_llm.memory.signatures.match import Candidate, SignatureIndex, salient
+from legion_llm.memory.signatures.match import Candidate, SignatureIndex, decide_offline, salient
 from legion_llm.memory.signatures.unwrap import unwrap
 
 
@@ -24,6 +26,82 @@ def test_unwrap_splits_escaped_logs_decodes_entities_and_drops_markdown() -> Non
     assert unwrap(wrapped) == [
         "script_phases.sh: line 86: /usr/local/bin/node: No such file or directory"
     ]
+
+
+def test_unwrap_reads_reply_quotes_workflow_commands_and_logfmt_lines() -> None:
+    quoted = "On Mon, Bob wrote:\n> Traceback (most recent call last):\n>   File \"x.py\", line 1\n>\n> KeyError: 'a'"
+    assert unwrap(quoted)[1:] == [
+        "Traceback (most recent call last):",
+        '  File "x.py", line 1',
+        "",
+        "KeyError: 'a'",
+    ]
+    assert unwrap(">> Error: boom\n>>     at a (x.js:1:2)\n>> }") == [
+        "Error: boom",
+        "    at a (x.js:1:2)",
+        "}",
+    ]
+    assert unwrap(
+        "::error file=a.py,line=3::Traceback (x)%0A  File a.py%0AKeyError: 'a' 100%25"
+    ) == ["::error file=a.py,line=3::Traceback (x)", "  File a.py", "KeyError: 'a' 100%"]
+    logfmt = 'time="2024-05-01T10:00:00Z" level=error msg="ERROR:  violates \\"k\\"\\nDETAIL:  x"'
+    assert unwrap(logfmt) == ['ERROR:  violates "k"', "DETAIL:  x"]
+    wrapped = 'level=error msg="failed to connect" err="dial tcp 127.0.0.1:5432: connect: refused"'
+    assert unwrap(wrapped) == ["failed to connect: dial tcp 127.0.0.1:5432: connect: refused"]
+    assert unwrap("> app@1.0.0 start\n> node index.js\n\nError: boom\n    at x\n    at y") == [
+        "> app@1.0.0 start",
+        "> node index.js",
+        "",
+        "Error: boom",
+        "    at x",
+        "    at y",
+    ]  # npm's script banner is not a reply
+
+
+STORED = [
+    'Traceback (most recent call last):\n  File "/app/etl/load.py", line 8, in <module>\n'
+    "    data = f.read()\nUnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0",
+    "node:events:497\n      throw er; // Unhandled 'error' event\n      ^\n\n"
+    "Error: listen EADDRINUSE: address already in use :::3000\n    at Server.setupListenHandle\n"
+    "    at listenInCluster (node:net:1920:12) {\n  code: 'EADDRINUSE',\n  port: 3000\n}",
+    "Error: Cannot find module 'express'\nRequire stack:\n- /app/server.js\n"
+    "    at Module._resolveFilename (node:internal/modules/cjs/loader:1145:15)",
+]
+
+
+def _maven(text: str) -> str:
+    return "\n".join("[ERROR] " + line for line in text.split("\n"))
+
+
+def _reply(text: str) -> str:
+    return "Bob wrote:\n> Hi, the deploy failed with:\n>\n" + "\n".join(
+        "> " + line for line in text.split("\n")
+    )
+
+
+def _logfmt(text: str) -> str:
+    escaped = (line.replace('"', '\\"') for line in text.split("\n"))
+    return "\n".join(f'ts=1 level=error msg="{line}"' for line in escaped)
+
+
+def _workflow(text: str) -> str:
+    return "::error file=a.py::" + text.replace("%", "%25").replace("\n", "%0A")
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda t: "\n".join("[E] " + line for line in t.split("\n")),
+        lambda t: "\n".join("[pod/api-7d9f8-x2x9q/api] " + line for line in t.split("\n")),
+        _maven, _reply, _logfmt, _workflow,
+    ],
+    ids=["[E]", "kubectl --prefix", "[ERROR]", "reply", "logfmt", "workflow command"],
+)  # fmt: skip
+def test_a_wrapped_error_matches_its_bare_self(wrap: Callable[[str], str]) -> None:
+    index = SignatureIndex(Candidate(str(i), text) for i, text in enumerate(STORED))
+    for i, text in enumerate(STORED):
+        best = index.rank(wrap(text), 1)[0]
+        assert best.candidate.key == str(i) and decide_offline(best), (wrap(text), best)
 
 
 @pytest.mark.parametrize(

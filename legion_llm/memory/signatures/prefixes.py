@@ -29,7 +29,7 @@ _ATOM = re.compile(
     r"|\d\d-[A-Z][a-z]{2}-\d{4} \d\d:\d\d:\d\d(?:\.\d+)?\s+"           # 14-Sep-2015 09:25:23
     r"|\[(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\]\s+(?=\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d)"
     r"|(?:(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\s+)?(?:\d+ )?(?:--- )?"  # Spring Boot
-    r"\[[^\]\n]*\] [\w.$\[\]-]+\s*:(?:\s+|$)"
+    r"\[[^\]\n]*\] (?![\w.$]*(?:Error|Exception)\s*:)[\w.$\[\]-]+\s*:(?:\s+|$)"  # not `[E] Error:`
     r"|(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\s+(?=\S)(?![:|])"  # bare level
     r"|\[(?:pid )?\d+\]\s+"                                          # [1234]
     r"|[A-Za-z][\w.-]*(?:[-_.]\d+)?\s+\|\s?"                         # docker compose: api-1  |
@@ -69,26 +69,31 @@ def _shape(prefix: str) -> str:
     return re.sub(r"\d+", "0", prefix)
 
 
-def shared_prefix(lines: Sequence[str]) -> str | None:
-    """The shape of a prefix most non-empty lines share, or None."""
+def _shape_pattern(shape: str) -> re.Pattern[str]:
+    """Lines that start with a prefix of this shape, whatever follows (an indented line too)."""
+    return re.compile("^" + r"\d+".join(re.escape(part) for part in shape.split("0")))
+
+
+def shared_prefix(lines: Sequence[str]) -> re.Pattern[str] | None:
+    """A prefix most non-empty lines share (as a pattern), or None. The shapes are read from
+    lines where a message follows the separator; the lines counted include those where an
+    indented one does (a traceback's frames, a stack's `at` lines under `[E] ` or a pod tag)."""
     filled = [line for line in lines if line.strip()]
     if len(filled) < MIN_SHARED_LINES:
         return None
     shapes = Counter(_shape(m.group(1)) for line in filled if (m := _SHARED.match(line)))
-    if not shapes:
-        return None
-    shape, count = shapes.most_common(1)[0]
-    return shape if count >= max(MIN_SHARED_LINES, SHARED_SHARE * len(filled)) else None
+    needed = max(MIN_SHARED_LINES, SHARED_SHARE * len(filled))
+    for shape, _ in shapes.most_common(3):
+        pattern = _shape_pattern(shape)
+        if sum(1 for line in filled if pattern.match(line)) >= needed:
+            return pattern
+    return None
 
 
 def strip_prefixes(lines: Sequence[str]) -> list[str]:
     """Every line without its log prefix: known atoms, then a prefix most lines share."""
     stripped = [strip_atoms(line) for line in lines]
-    shape = shared_prefix(stripped)
-    if shape is None:
+    pattern = shared_prefix(stripped)
+    if pattern is None:
         return stripped
-    out = []
-    for line in stripped:
-        found = _SHARED.match(line)
-        out.append(line[found.end() :] if found and _shape(found.group(1)) == shape else line)
-    return out
+    return [pattern.sub("", line, count=1) for line in stripped]
