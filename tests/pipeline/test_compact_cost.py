@@ -184,6 +184,25 @@ def test_long_command_output_is_cut_to_what_matters() -> None:
     assert "> divides" in paths  # a line naming an extracted path is kept
 
 
+def test_a_key_block_inside_long_output_is_kept_whole_for_redaction() -> None:
+    """Cut line by line, a private key's body lines (base64 that may read like `/fail`) could be
+    kept without its BEGIN line, and redaction would no longer know them as a key."""
+    from legion_llm.memory.redact import Redactor
+
+    body = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASC/failBKcwggSjAgEAAoIBAQC7" + "A" * 8] * 3
+    dashes = "-" * 5  # built here, so that the repository holds no key block (a test scans it)
+    begin, end = f"{dashes}BEGIN PRIVATE KEY{dashes}", f"{dashes}END PRIVATE KEY{dashes}"
+    log = "\n".join(
+        ["```", "$ cat deploy/key.pem", *[f"compiling unit {n} of the bundle" for n in range(10)],
+         begin, *body, end, *[f"compiling unit {n} of the bundle" for n in range(10, 20)], "```"]
+    )  # fmt: skip
+    cut = reduce_output(log, [], [])
+    assert "\n".join([begin, *body, end]) in cut
+    assert marker(10) in cut  # the rest is still cut
+    redacted = Redactor().text(cut)
+    assert "MIIEvQ" not in redacted and "[REDACTED:private-key]" in redacted
+
+
 def test_only_the_prompt_is_cut_the_originals_are_not(
     tmp_path: Path, fake_api: FakeMessagesAPI, on_fake: Make
 ) -> None:

@@ -9,6 +9,8 @@ with only:
 - commands (a shell prompt `$ ` / `> ` / `% `, or a line starting with a common tool's name),
 - result counts ("12 passed, 1 failed", "3 errors"),
 - every line that names one of the phase's requirement ids or file paths,
+- a `-----BEGIN ...-----` to `-----END ...-----` block whole (so that the redaction step, which
+  reads the prompt after this, recognises a key in it and replaces all of it),
 
 and each run of more than two dropped lines becomes one marker, `[… N lines of output left out]`. Prose, and
 short fenced blocks (snippets, not logs), are sent as written. The originals are never changed:
@@ -33,6 +35,8 @@ _ERROR = re.compile(
 _COUNTS = re.compile(
     r"(?i)\b\d+\s+(passed|failed|passing|failing|tests?|errors?|warnings?|skipped|succeeded|ok)\b"
 )
+_PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
+_PEM_END = re.compile(r"-----END [A-Z0-9 ]+-----")
 _PROMPT = re.compile(r"^\s*(\$|>|%|❯|PS>)\s+\S")
 _COMMANDS = frozenset(
     [
@@ -140,8 +144,11 @@ def _reduced(block: list[str], keep: Callable[[str], bool]) -> list[str]:
         return block
     kept: list[str] = []
     run: list[str] = []  # dropped lines not yet replaced by a marker
+    in_pem = False  # a BEGIN ... END block is kept whole: redaction knows it only so
     for line in [*block, None]:
-        if line is None or keep(line):
+        whole = in_pem or (line is not None and _PEM_BEGIN.search(line) is not None)
+        in_pem = whole and (line is None or _PEM_END.search(line) is None)
+        if line is None or whole or keep(line):
             # a marker costs about as much as a line or two: a shorter run is sent as it is
             kept += run if len(run) <= MIN_RUN else [marker(len(run))]
             run = []
