@@ -205,3 +205,36 @@ def test_the_strong_fingerprint_is_the_whole_output_and_needs_a_name() -> None:
     assert strong_fingerprint(one) == strong_fingerprint(bare)
     # a line that only says how something failed, not which thing, decides nothing alone
     assert strong_fingerprint("Module parse failed: Unexpected token (4:2)") is None
+
+
+NPM7_GYP = """npm error code 1
+npm error path /home/dev/app/node_modules/bcrypt
+npm error command failed
+npm error command sh -c node-pre-gyp install --fallback-to-build
+npm error gyp info it worked if it ends with ok
+npm error gyp info using node-gyp@9.4.0
+npm error Traceback (most recent call last):
+npm error   File "/usr/lib/node_modules/npm/node_modules/node-gyp/gyp/gyp_main.py", line 42, in <module>
+npm error     import gyp
+npm error ModuleNotFoundError: No module named 'distutils'
+npm error gyp ERR! configure error
+npm error gyp ERR! stack Error: `gyp` failed with exit code: 1
+npm error A complete log of this run can be found in: /home/dev/.npm/_logs/2024-01-01T00_00_00_000Z-debug-0.log"""
+NPM7_SHARP = """npm error code 1
+npm error path /home/dev/app/node_modules/sharp
+npm error command failed
+npm error command sh -c (node install/libvips && node install/dll-copy && prebuild-install) || (node install/can-compile && node-gyp rebuild && node install/dll-copy)
+npm error sharp: Installation error: getaddrinfo ENOTFOUND github.com
+npm error A complete log of this run can be found in: /home/dev/.npm/_logs/2024-01-01T00_00_00_000Z-debug-0.log"""
+
+
+def test_npm_7_reads_the_failed_script_s_own_error_under_its_prefix() -> None:
+    """npm 7+ prints a failed install script's output under `npm error`: that output holds the
+    cause, not npm's `code 1` / `command failed`, which every script failure shares."""
+    assert salient(NPM7_GYP).splitlines()[-1].endswith("No module named 'distutils'")
+    assert "ENOTFOUND github.com" in salient(NPM7_SHARP)
+    found = SignatureIndex([Candidate("E-1", NPM7_GYP, "install setuptools")]).rank(NPM7_SHARP, 1)
+    assert not found or not decide_offline(found[0])
+    again = NPM7_GYP.replace("bcrypt", "argon2").replace("/home/dev", "/Users/ana")
+    same = SignatureIndex([Candidate("E-1", NPM7_GYP, "install setuptools")]).rank(again, 1)
+    assert same and decide_offline(same[0])

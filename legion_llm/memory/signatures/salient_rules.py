@@ -130,8 +130,23 @@ def _npm(out: Output) -> list[int]:
     message = [i for i in npm if not _NPM_PLUMBING.search(lines[i]) and candidate(lines[i])][:1]
     if code and _NPM_WRAPPER.match(lines[code[0]]):
         before = [i for i in range(npm[0]) if KEYWORD.search(lines[i]) and candidate(lines[i])]
-        message = before[-1:] or message
+        message = before[-1:] or _script_output(lines, npm) or message
     return code + message
+
+
+def _script_output(lines: list[str], npm: list[int]) -> list[int]:
+    """npm 7+ prints a failed script's own output under `npm error` after its `command` line:
+    the first error line there (node-gyp's `gyp info` / `gyp ERR!` lines are its banner)."""
+    command = next((i for i in npm if lines[i].startswith("npm error command ")), None)
+    if command is None:
+        return []
+    for i in npm:
+        text = lines[i].removeprefix("npm error").strip()
+        if i <= command or text.startswith(("gyp ", "command ")) or _NPM_PLUMBING.search(lines[i]):
+            continue
+        if (KEYWORD.search(text) or EXC.search(text)) and candidate(lines[i]):
+            return [i]
+    return []
 
 
 def _java(out: Output) -> list[int]:
