@@ -439,3 +439,28 @@ def test_a_value_only_one_side_names_is_variation_not_difference(
     monkeypatch.setattr(signatures, "ONE_SIDED", {})
     full = SignatureIndex([Candidate("db", stored)]).rank(query, 1)[0].score
     assert shared > full  # the two database names weigh less in the union
+
+
+def test_a_contraction_does_not_open_a_quote_so_the_missing_package_decides() -> None:
+    """`Can't resolve 'dayjs'`: the apostrophe of "Can't" used to open a quoted span that ran to
+    the package's first quote, so the name was an ordinary word and another package matched."""
+    axios = "Module not found: Error: Can't resolve 'axios' in '/app/src/api'"
+    index = SignatureIndex([Candidate("E-1", axios, "npm install axios")])
+    other = index.rank("Module not found: Error: Can't resolve 'dayjs' in '/app/src/ui'", 1)
+    assert not other or not decide_offline(other[0])
+    again = index.rank("Module not found: Error: Can't resolve 'axios' in '/home/ana/web/src'", 1)
+    assert again and decide_offline(again[0])
+
+
+def test_node_s_built_in_modules_are_one_missing_thing_where_node_resolves_them() -> None:
+    crypto = "Module not found: Error: Can't resolve 'crypto' in '/app/node_modules/jsonwebtoken'"
+    stream = "Module not found: Error: Can't resolve 'stream' in '/app/node_modules/cipher-base'"
+    found = SignatureIndex([Candidate("E-1", crypto, "add resolve.fallback")]).rank(stream, 1)
+    assert found and decide_offline(found[0])  # webpack 5 dropped every polyfill: one fix
+    assert signatures.features("error TS2307: Cannot find module 'fs'.").subjects == {
+        "node-builtin"
+    }
+    # Python's modules are not Node's: a missing `crypto` there is its own package
+    assert signatures.features("ModuleNotFoundError: No module named 'crypto'").subjects == {
+        "crypto"
+    }

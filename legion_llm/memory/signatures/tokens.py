@@ -26,7 +26,7 @@ _NOT_CODES = frozenset(
 _SUBJECT_NOUN = re.compile(
     r"(?:module|modules|package|packages|crate|plugin|fixture|command|library|artifact|driver|"
     r"class|named|mark|dependency|key|option|extension|gem|binary|executable|program|import|"
-    r"open|mkdir|access|stat|lstat|scandir|rename|unlink|chmod|readlink|rmdir|copyfile)\W{0,3}$",
+    r"open|mkdir|access|stat|lstat|scandir|rename|unlink|chmod|readlink|rmdir|copyfile|resolve)\W{0,3}$",
     re.IGNORECASE,
 )
 # fmt: off
@@ -41,14 +41,57 @@ _STOP = frozenset({
 _TOKEN = re.compile(r"<\w+>|@(?=/)|[A-Za-z_][\w]*|\d+")
 
 
-def _subject_name(value: str) -> str:
-    """The part of a module-like value that decides the fix: its package (`lodash/x` -> `lodash`)."""
+# Node's built-in modules: a bundler that cannot resolve one (webpack 5 dropped the polyfills) or
+# a compiler without their types (@types/node) has one fix for all of them
+NODE_BUILTINS = frozenset(
+    {
+        "assert",
+        "buffer",
+        "child_process",
+        "cluster",
+        "console",
+        "constants",
+        "crypto",
+        "dgram",
+        "dns",
+        "domain",
+        "events",
+        "fs",
+        "http",
+        "http2",
+        "https",
+        "net",
+        "os",
+        "path",
+        "process",
+        "punycode",
+        "querystring",
+        "readline",
+        "stream",
+        "string_decoder",
+        "sys",
+        "timers",
+        "tls",
+        "tty",
+        "url",
+        "util",
+        "vm",
+        "worker_threads",
+        "zlib",
+    }
+)
+
+
+def _subject_name(value: str, *, node: bool = False) -> str:
+    """The part of a module-like value that decides the fix: its package (`lodash/x` -> `lodash`);
+    with `node`, any of Node's built-in modules (`crypto`, `node:fs`) is one name."""
     if value.startswith("@/"):
         return "@"
     parts = value.split("/")
     if value.startswith("@") and len(parts) > 1:
         return "/".join(parts[:2]).lower()
-    return parts[0].lower()
+    name = parts[0].lower()
+    return "node-builtin" if node and name.removeprefix("node:") in NODE_BUILTINS else name
 
 
 def _word_kind(token: str) -> tuple[str, str]:
@@ -92,7 +135,7 @@ def _quoted_value(line: str, found: re.Match[str], out: dict[str, str]) -> None:
     before = line[: found.start()]
     whole = re.fullmatch(r"\s*(?:[\w.]+:\s*)?", before) and not line[found.end() :].strip(" .")
     if whole or (_SUBJECT_NOUN.search(before) and MISSING.search(line)):
-        _add(out, _subject_name(inner), SUBJECT)
+        _add(out, _subject_name(inner, node=_NODE_RESOLUTION.search(line) is not None), SUBJECT)
     elif _CODE.match(inner):
         _add(out, inner.upper(), CODE)
     else:
@@ -108,6 +151,8 @@ def _qualified(found: re.Match[str], out: dict[str, str]) -> None:
     _add(out, token, kind)
 
 
+# where a missing module is one of Node's: a bundler's or Node's resolution, TypeScript's lookup
+_NODE_RESOLUTION = re.compile(r"Can't resolve|Cannot find module|ERR_MODULE_NOT_FOUND|TS2307")
 _REFUSED = re.compile(
     r"\b(?:unrecognized|unknown|unexpected|invalid|no such) (?:arguments?|options?|flags?)\b", re.I
 )
@@ -117,7 +162,7 @@ _INSTALL = (  # the package a suggested install command names is what is missing
 )
 _SPAN = re.compile(
     rf"(?P<command_words>{_INSTALL})(?P<install>[@\w][\w./@-]*)"
-    r"|'(?P<quoted>[^'\n]*)'"
+    r"|(?<![A-Za-z])'(?P<quoted>[^'\n]*)'"  # not from a contraction's apostrophe: can't 'x'
     r"|(?P<flag>(?<![\w-])--[A-Za-z][\w-]*)"
     r"|(?<=\bnamed )(?P<named>[\w.-]+)"
     r"|^(?P<command>[\w.-]+)(?=: (?:command )?not found)|(?<=command not found: )(?P<command2>[\w.-]+)"
