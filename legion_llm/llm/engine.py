@@ -184,18 +184,19 @@ class EngineBase:
         max_tokens: int | None = None,
         expected_output_tokens: int | None = None,
     ) -> Request[T]:
-        """The one place a request is built (an ask, a batch): the prompt rendered strictly, then
-        every secret in the sent text replaced by its marker, with one notice saying which kinds."""
-        rendered = load_prompt(prompt_name, self.prompts_dir).render(variables)
-        parts = [
-            self.redactor.redact(t) for t in (rendered.system, rendered.context, rendered.user)
-        ]
-        clean, _ = self.redactor.values({k: v for k, v in variables.items() if isinstance(v, str)})
-        kinds = list(dict.fromkeys(f.kind for part in parts for f in part.findings))
+        """The one place a request is built (an ask, a batch): every secret in the variables
+        replaced by its marker, then the prompt rendered strictly from them, with one notice
+        saying which kinds. Variables are strings (render refuses any other) and fill the whole
+        sent text but the prompt file's own, so each secret is found once, where it was given,
+        not again in the rendered text and in the variables."""
+        prompt = load_prompt(prompt_name, self.prompts_dir)
+        clean, hits = self.redactor.values(
+            {k: v for k, v in variables.items() if isinstance(v, str)}
+        )
+        rendered = prompt.render({**variables, **clean})
+        kinds = list(dict.fromkeys(hit.kind for hit in hits))
         if kinds and self.name != "offline":  # the offline engine sends nothing: no notice
             self.notices.add(_redaction_notice(prompt_name, kinds, self.redactor.enabled))
-        system, stable, user = (part.text for part in parts)
-        rendered = replace(rendered, system=system, context=stable, user=user)
         return Request(schema, rendered, {**variables, **clean}, context, max_tokens,
                        expected_output_tokens)  # fmt: skip
 
