@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextvars
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 import anyio
 from mcp.server.stdio import stdio_server
@@ -65,7 +65,35 @@ def _request_id(exc: ValidationError) -> str | int | None:
     return None
 
 
-class Answering:
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Closable)
+
+
+class _Wrapper(Generic[S]):
+    """A stream around the transport's: closing it, or leaving its `async with`, closes that."""
+
+    _inner: S
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
     """The transport's read stream, minus the lines it could not read: each of those is answered
     on the write stream at once. Everything else passes through, sender context included. The
     ids of the requests read and not yet answered are in `pending` (Replies removes them); at
@@ -102,9 +130,6 @@ class Answering:
             while self.pending:
                 await anyio.sleep(0.01)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> Answering:
         return self
 
@@ -114,20 +139,8 @@ class Answering:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> Answering:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class Replies:
+class Replies(_Wrapper["WriteStream[SessionMessage]"]):
     """The transport's write stream, noting each request answered (its id leaves `pending`)."""
 
     def __init__(self, inner: WriteStream[SessionMessage], pending: set[str | int]) -> None:
@@ -138,18 +151,3 @@ class Replies:
         await self._inner.send(item)
         if isinstance(item.message, JSONRPCResponse | JSONRPCError) and item.message.id is not None:
             self._pending.discard(item.message.id)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Replies:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
