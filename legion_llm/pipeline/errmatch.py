@@ -30,6 +30,7 @@ from legion_llm.memory.signatures.match import (
     SignatureIndex,
     decide_offline,
     needs_judge,
+    offline_verdict,
 )
 
 PROMPT = "error-match"
@@ -90,11 +91,8 @@ def _clip(text: str, redactor: Redactor) -> str:
 
 
 def _offline(match: Match) -> JudgedMatch:
-    """The deterministic verdict (decide_offline, the one the eval measures) and what made it."""
-    if match.band == "match":
-        return JudgedMatch(match, True, "exact" if match.exact else "fuzzy")
-    same = decide_offline(match)
-    return JudgedMatch(match, same, "offline" if same or match.band == "ambiguous" else "none")
+    """The deterministic verdict (the one the eval measures) and what made it."""
+    return JudgedMatch(match, *offline_verdict(match))
 
 
 def _listing(matches: Sequence[Match], redactor: Redactor) -> str:

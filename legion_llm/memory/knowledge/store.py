@@ -37,8 +37,8 @@ from legion_llm.memory.signatures.match import (
     Candidate,
     Match,
     SignatureIndex,
-    decide_offline,
     needs_judge,
+    offline_verdict,
 )
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
@@ -95,9 +95,9 @@ def candidates_of(records: list[KnowledgeRecord]) -> list[Candidate]:
 def offline_decider(signature: str, matches: Sequence[Match]) -> tuple[int | None, str]:
     """The first match the deterministic rule calls the same root cause."""
     for position, match in enumerate(matches):
-        if decide_offline(match):
-            kind = "fuzzy" if match.band == "match" else "offline"
-            return position, "exact" if match.exact else kind
+        same, decided_by = offline_verdict(match)
+        if same:
+            return position, decided_by
     return None, "none"
 
 

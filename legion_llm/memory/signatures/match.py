@@ -56,6 +56,7 @@ __all__ = [
     "fingerprint",
     "needs_judge",
     "normalise",
+    "offline_verdict",
     "salient",
     "same_root_cause",
     "strong_fingerprint",
@@ -315,6 +316,15 @@ def decide_offline(match: Match) -> bool:
         or _siblings(match.shared_keys, match.conflicts)
         or (codes_only and match.wording >= HIGH)
     )
+
+
+def offline_verdict(match: Match) -> tuple[bool, str]:
+    """(same root cause?, what decided it): `exact` or `fuzzy` in the match band, `offline` for
+    the rule's call inside the band or on a shared telling name, `none` below it."""
+    if match.band == "match":
+        return True, "exact" if match.exact else "fuzzy"
+    same = decide_offline(match)
+    return same, "offline" if same or match.band == "ambiguous" else "none"
 
 
 def needs_judge(matches: Sequence[Match]) -> bool:
