@@ -19,6 +19,7 @@ from legion_llm.errors import (
     LegionError,
     WriteFailedError,
 )
+from legion_llm.llm.errors import BudgetExceededError
 
 HELP = (
     "A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."
@@ -116,11 +117,9 @@ def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
     """One line on stderr; a write failure also prints the record so nothing is lost."""
     data = dict(exc.data)
     spent = (data.get("usage") or {}).get("estimated_cost_usd") or 0
-    shown = (
-        exc.message
-        if not spent or "spent" in exc.message
-        else (f"{exc.message} (this run spent about ${spent:.4f})")
-    )
+    shown = exc.message  # a cap's refusal already says what was spent
+    if spent and not isinstance(exc, BudgetExceededError):
+        shown = f"{exc.message} (this run spent about ${spent:.4f})"
     stderr_line(f"error: {shown}")
     if isinstance(exc, WriteFailedError):
         data["record_text"] = exc.record_text
