@@ -51,6 +51,9 @@ def _rule(
 
 _PEM = r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+# a private key block's first and last lines (pipeline/compact/logs.py keeps such a block whole)
+PEM_BEGIN = re.compile(_PEM)
+PEM_END = re.compile(_PEM_END)
 _PEM_BODY = (
     r"(?:\r?\n(?:[A-Za-z][\w-]*: [^\r\n]*|[ \t]*))*(?:\r?\n[ \t]*[A-Za-z0-9+/=]{16,}[ \t]*)+"
 )

@@ -9,8 +9,8 @@ with only:
 - commands (a shell prompt `$ ` / `> ` / `% `, or a line starting with a common tool's name),
 - result counts ("12 passed, 1 failed", "3 errors"),
 - every line that names one of the phase's requirement ids or file paths,
-- a `-----BEGIN ...-----` to `-----END ...-----` block whole (so that the redaction step, which
-  reads the prompt after this, recognises a key in it and replaces all of it),
+- a private key block whole, BEGIN to END line (so that the redaction step, which reads the
+  prompt after this, recognises the key and replaces all of it),
 
 and each run of more than two dropped lines becomes one marker, `[… N lines of output left out]`. Prose, and
 short fenced blocks (snippets, not logs), are sent as written. The originals are never changed:
@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from legion_llm.memory.phases.paths import line_paths
 from legion_llm.memory.phases.requirements import ids_present
+from legion_llm.memory.redact.rules import PEM_BEGIN, PEM_END
 
 WHOLE_LINES = 8  # a fenced block this short is sent whole
 MIN_RUN = 2  # at most this many dropped lines in a row are sent anyway (cheaper than a marker)
@@ -35,8 +36,6 @@ _ERROR = re.compile(
 _COUNTS = re.compile(
     r"(?i)\b\d+\s+(passed|failed|passing|failing|tests?|errors?|warnings?|skipped|succeeded|ok)\b"
 )
-_PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
-_PEM_END = re.compile(r"-----END [A-Z0-9 ]+-----")
 _PROMPT = re.compile(r"^\s*(\$|>|%|❯|PS>)\s+\S")
 _COMMANDS = frozenset(
     [
@@ -146,8 +145,8 @@ def _reduced(block: list[str], keep: Callable[[str], bool]) -> list[str]:
     run: list[str] = []  # dropped lines not yet replaced by a marker
     in_pem = False  # a BEGIN ... END block is kept whole: redaction knows it only so
     for line in [*block, None]:
-        whole = in_pem or (line is not None and _PEM_BEGIN.search(line) is not None)
-        in_pem = whole and (line is None or _PEM_END.search(line) is None)
+        whole = in_pem or (line is not None and PEM_BEGIN.search(line) is not None)
+        in_pem = whole and (line is None or PEM_END.search(line) is None)
         if line is None or whole or keep(line):
             # a marker costs about as much as a line or two: a shorter run is sent as it is
             kept += run if len(run) <= MIN_RUN else [marker(len(run))]
