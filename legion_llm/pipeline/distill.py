@@ -8,7 +8,7 @@ verify (deterministic, here): every Source ID exists and is a candidate; tags ar
 lowercase; the text fields are neither empty nor placeholders; the pattern is not a near-duplicate
 (the topic matcher, memory/topics.py) of an existing pattern or of one accepted earlier in the
 run; and it is grounded: its content words are mostly found in the summaries, task types and
-tags of the outcomes it cites (pipeline/grounding.py).
+tags of the outcomes it cites (memory/terms.py).
 write: the Store Pattern operation (`add_knowledge`), unless `dry_run`.
 
 A second run over the same outcomes proposes nothing: outcomes cited by a pattern are no longer
@@ -42,7 +42,7 @@ from legion_llm.memory.outcomes.distill_candidates import (
 from legion_llm.memory.outcomes.read import read_outcomes
 from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
-from legion_llm.pipeline.grounding import grounded, is_placeholder, support, terms_of
+from legion_llm.memory.terms import grounded, is_placeholder, support, terms_of
 from legion_llm.project import MemoryPaths
 
 PROMPT = "distill-patterns"

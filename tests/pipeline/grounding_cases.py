@@ -1,4 +1,4 @@
-"""Calibration texts for the grounding thresholds (pipeline/grounding.py), written for this repo.
+"""Calibration texts for the grounding thresholds (memory/terms.py), written for this repo.
 
 GOOD holds what a careful model writes for a fixture phase's plans: paraphrased, compressed,
 reordered, never copied wholesale. GENERIC holds content-free status lines and PLACEHOLDERS the

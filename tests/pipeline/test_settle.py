@@ -199,7 +199,7 @@ def test_a_missing_requirement_gets_its_grounded_verdict_and_plan(tmp_path: Path
     settled = settle(prep, header, [Proposal(dropped, "host")])
     lines = settled.text.split("\n")
     assert any(line.startswith("- R2.7: PARTIAL — ") and "05-03" in line for line in lines)
-    assert "- R2.6: NOT VERIFIED — named in ROADMAP.md; no plan summary reports it" in lines
+    assert "- R2.6: NOT VERIFIED — no plan summary of this phase reports it" in lines
     assert settled.sections["verification"]["source"] == "host"
 
 

@@ -18,28 +18,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# fmt: off
-STOP_WORDS = frozenset({
-    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "but",
-    "or", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these",
-    "those", "as", "into", "your", "you", "we", "our", "they", "their", "there", "here", "which",
-    "what", "when", "while", "if", "then", "than", "do", "does", "did", "done", "has", "have",
-    "had", "can", "could", "may", "might", "will", "would", "should", "shall", "must", "not",
-    "no", "never", "always", "use", "used", "using", "uses", "so", "only", "also", "just", "all",
-    "any", "each", "every", "one", "two", "via", "per", "before", "after", "instead", "because",
-    "otherwise", "still", "same", "new", "get", "gets", "got", "make", "makes", "need", "needs",
-    "needed", "run", "runs", "ran", "running", "time", "way", "it's", "don't", "doesn't", "out",
-    "up", "down", "over", "under", "about", "again", "first", "more", "most", "less", "very",
-    "require", "requires", "required", "want", "wants", "like", "some", "other", "without",
-})
-SYNONYMS = {
-    "repo": "repository", "db": "database", "config": "configuration", "conf": "configuration",
-    "env": "environment", "deps": "dependency", "dep": "dependency", "pkg": "package",
-    "dir": "folder", "directory": "folder", "tests": "test", "spec": "test", "specs": "test",
-    "postgresql": "postgres", "pg": "postgres", "js": "javascript", "ts": "typescript",
-    "k8s": "kubernetes", "auth": "authentication", "authn": "authentication",
-}
-# fmt: on
+from legion_llm.memory.terms import STOP_WORDS, SYNONYMS, stem
+
 _IDENT = re.compile(
     r"`([^`\n]{1,80})`"  # a code span
     r"|(?<![\w@/.-])(@?[\w.-]+(?:/[\w.*{},-]+)+/?)"  # a path or @scope/package
@@ -49,21 +29,6 @@ _IDENT = re.compile(
     r"java|rb|php|lock|env|cfg|ini|txt|csv))\b"  # a file name
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
-
-
-def stem(word: str) -> str:
-    """A crude, deterministic suffix stripper: enough for plural and tense variants."""
-    word = SYNONYMS.get(word, word)
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")) and len(word) > 4:
-        return word[:-2]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
 
 
 def _term(raw: str) -> str:

@@ -1,21 +1,29 @@
 """Grounding: does every claim of a proposed digest follow from the plan summaries?
 
 Presence (verify.py) asks whether every id and path survived; this module asks whether what the
-digest says about them is supported. The rules, the same for every engine (offline included):
+digest says about them is supported. The rules, the same for every engine (offline included),
+read the same facts the offline engine writes from (memory/phases/statements.py):
 
+- a text is supported when it is an excerpt of the summary it is attributed to (its words, in
+  order, are a run of that summary's words: `PlanStatements.says`), or when it shares enough
+  substantive content with that summary (memory/terms.py: `grounded`); a text of several `; `
+  parts is supported when each part is;
 - verification: PASS, FAIL or PARTIAL only when a summary of this phase reports the id that way
-  (`PhaseFacts.grounded`: requirements lists, requirement lines, prose status lines, bounded
-  by the plan's outcome); otherwise NOT VERIFIED. A verdict's evidence cites a reporting plan
-  and says only what those plans' summaries say (or that the id was reported, passed, is open).
-- deliverables: each names a plan of this phase; every plan with a summary has one; its text
-  shares substantive content with that plan's summary (grounding.py) and not only with another
-  plan's.
-- decisions: a plan of this phase, grounded in that plan's decisions (a Decisions section, the
-  frontmatter's key-decisions, sentences that decide, choose or reject).
+  (`PhaseFacts.grounded`: requirements lists, requirement lines, requirement-context sentences,
+  bounded by the plan's outcome); otherwise NOT VERIFIED. A verdict's evidence cites a reporting
+  plan and says only what those plans' summaries say (or that the id was reported, passed, is
+  open).
+- deliverables: each names a plan of this phase; every plan with a summary has one; its text is
+  supported by that plan's summary and not only by another plan's. A plan whose summary says
+  nothing of substance gets `NOT_RECORDED`.
+- decisions: a plan of this phase, supported by that plan's decisions (bullets, tables and
+  frontmatter of statements.py, plus sentences that decide, choose or reject); when the
+  summaries record decisions, the section is not empty.
 - files: the path is an extracted path (or a member of an extracted brace list); the change
-  text is grounded in the summary lines naming the path, or a short neutral phrase.
-- checks and agents: a plan or agent of this phase; text grounded in its summaries.
-- no placeholder anywhere (`x`, "(no deliverable proposed)", "None recorded", "Plan x" ...).
+  text is supported by what the summaries say of that path, or is a short neutral phrase.
+- checks and agents: a plan or agent of this phase; text supported by its summaries.
+- no placeholder anywhere (`x`, "(no deliverable proposed)", "None recorded", "Plan x" ...), and
+  no text over its length (render.LIMITS).
 
 Each problem is data (kind, section, plan/id/path, message). `REPAIRABLE` kinds are fixed
 deterministically (repair.py); the others need the model: a re-ask, else the offline digest's
@@ -33,21 +41,29 @@ from typing import Any
 
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces, find_paths
 from legion_llm.memory.phases.paths import paths_per_line
-from legion_llm.pipeline.compact.offline import PlanDoc
-from legion_llm.pipeline.compact.render import PhaseDigest
-from legion_llm.pipeline.compact.text import PlanParts
-from legion_llm.pipeline.grounding import (
+from legion_llm.memory.phases.statements import (
+    PlanDoc,
+    PlanStatements,
+    deciding_lines,
+    first_content,
+    plan_statements,
+    says,
+    token_line,
+)
+from legion_llm.memory.terms import (
     STRICT_THRESHOLD,
+    THRESHOLD,
     content_terms,
     grounded,
     is_placeholder,
     terms_of,
 )
+from legion_llm.pipeline.compact.render import LIMITS, NOT_RECORDED, PhaseDigest
 
 SECTION_NAMES = ("deliverables", "decisions", "files", "verification", "checks", "agents")
 REPAIRABLE = frozenset(
     {"missing-id", "missing-path", "invented-id", "invented-path", "unknown-path",
-     "unknown-requirement", "unknown-agent", "uncited-evidence", "duplicate-id"}
+     "unknown-requirement", "unknown-agent", "uncited-evidence", "duplicate-id", "long-text"}
 )  # fmt: skip
 NEEDS_MODEL = frozenset(
     {"ungrounded-verdict", "placeholder", "unknown-plan", "missing-deliverable",
@@ -55,16 +71,15 @@ NEEDS_MODEL = frozenset(
 )  # fmt: skip
 _NEUTRAL_WORDS = """named mentioned referenced listed touched new edited deleted removed renamed
     moved generated read tested configured documented file only summaries verification recorded
-    noted cited kept replaced split merged"""
+    noted cited kept replaced split merged check checks checked checklist passed failed failing
+    open more self-check"""
 _NEUTRAL = terms_of(_NEUTRAL_WORDS.split())
 _VERDICT_WORDS = """report reported reports roadmap requirement verified verify pass passed passing
     fail failed failing partial partially satisfied satisfies satisfy covered cover covers open
     unclear yet only listed named summary"""
 _EVIDENCE_NEUTRAL = _NEUTRAL | terms_of(_VERDICT_WORDS.split())
-_DECIDING = re.compile(
-    r"\b(?:decid|chose|choos|choice|reject|instead of|rather than|opt(?:ed)?)", re.I
-)
 _PLAN_ID = re.compile(r"(?<![\w.])\d+(?:\.\d+)?-\d+[a-z]?(?![\w])")
+_PARTS = re.compile(r";\s+")
 
 
 @dataclass(frozen=True)
@@ -89,62 +104,85 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class Evidence:
-    """The originals as content terms: per plan, per plan's decisions, per path."""
+class Source:
+    """What a claim may rest on: content terms, and the words in order (for excerpts)."""
 
-    plans: dict[str, frozenset[str]]
-    decisions: dict[str, frozenset[str]]
-    lines: dict[str, list[str]]  # path -> the summary lines that name it
+    terms: frozenset[str]
+    tokens: str = ""
+
+    def supports(self, text: str, threshold: float = THRESHOLD) -> bool:
+        return says(text, self.tokens) or grounded(text, self.terms, threshold)
+
+    def __or__(self, other: Source) -> Source:
+        return Source(self.terms | other.terms, f"{self.tokens} \x00 {other.tokens}")
+
+
+_EMPTY = Source(frozenset())
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The originals as the rules read them: per plan, per plan's decisions, per path."""
+
+    statements: dict[str, tuple[PlanStatements, ...]]  # plan -> its summary (or its parts)
+    plans: dict[str, Source]
+    decisions: dict[str, Source]
+    lines: dict[str, list[str]]  # path -> the summary texts that name or describe it
     agents: dict[str, tuple[str, ...]]
     owner: dict[str, str] = field(default_factory=dict)  # term -> the one plan holding it
-    recorded: frozenset[str] = frozenset()  # plans with a Decisions section or key-decisions
-    _terms: dict[str, frozenset[str]] = field(default_factory=dict)
+    recorded: frozenset[str] = frozenset()  # plans whose summaries record decisions
+    _paths: dict[str, Source] = field(default_factory=dict)
 
-    def path_terms(self, path: str) -> frozenset[str]:
-        """Content terms of the lines naming `path` (made when a change text needs them)."""
-        if path not in self._terms:
-            self._terms[path] = terms_of(self.lines.get(path, []))
-        return self._terms[path]
+    def path_source(self, path: str) -> Source:
+        """What the summaries say of `path` (made when a change text needs it)."""
+        if path not in self._paths:
+            texts = self.lines.get(path, [])
+            self._paths[path] = Source(terms_of(texts), " \x00 ".join(map(token_line, texts)))
+        return self._paths[path]
+
+    def has_content(self, plan: str) -> bool:
+        """Whether the plan's summary says anything a deliverable could be (else NOT_RECORDED)."""
+        return any(
+            s.one_liner or s.deliverables or first_content(s.parts)
+            for s in self.statements.get(plan, ())
+        )
 
     @classmethod
     def build(cls, docs: Sequence[PlanDoc], paths: Iterable[str]) -> Evidence:
-        texts: dict[str, list[str]] = {}
-        deciding: dict[str, list[str]] = {}
-        recorded: set[str] = set()
+        statements: dict[str, list[PlanStatements]] = {}
         for doc in docs:
-            texts.setdefault(doc.facts.id, []).append(doc.text)
-            found, listed = _decision_texts(doc)
-            deciding.setdefault(doc.facts.id, []).extend(found)
-            recorded |= {doc.facts.id} if listed else set()
-        plans = {pid: terms_of(parts) for pid, parts in texts.items()}
-        decisions = {pid: terms_of(parts) for pid, parts in deciding.items()}
+            statements.setdefault(doc.facts.id, []).append(plan_statements(doc.facts, doc.text))
+        plans = {pid: _source(d.text for d in docs if d.facts.id == pid) for pid in statements}
+        decisions = {pid: _source(_decision_texts(found)) for pid, found in statements.items()}
+        recorded = frozenset(pid for pid, found in statements.items()
+                             if any(s.decisions for s in found))  # fmt: skip
         agents: dict[str, list[str]] = {}
         for doc in docs:
             if doc.facts.agent and doc.facts.id not in agents.get(doc.facts.agent, []):
                 agents.setdefault(doc.facts.agent, []).append(doc.facts.id)
-        counts = Counter(t for terms in plans.values() for t in terms)
-        owner = {t: pid for pid, terms in plans.items() for t in terms if counts[t] == 1}
-        return cls(plans, decisions, _path_lines(docs, paths),
-                   {a: tuple(p) for a, p in agents.items()}, owner, frozenset(recorded))  # fmt: skip
+        counts = Counter(t for source in plans.values() for t in source.terms)
+        owner = {t: pid for pid, src in plans.items() for t in src.terms if counts[t] == 1}
+        return cls({pid: tuple(found) for pid, found in statements.items()}, plans, decisions,
+                   _path_lines(docs, statements, paths), {a: tuple(p) for a, p in agents.items()},
+                   owner, recorded)  # fmt: skip
 
 
-def _decision_texts(doc: PlanDoc) -> tuple[list[str], bool]:
-    """(the plan's decision material, whether it records decisions in a section or key)."""
-    parts = PlanParts.of(doc.facts, doc.text)
-    found = [s.text for s in parts.matching(("decision",))]
-    inside = False
-    for line in parts.frontmatter:
-        if not line.startswith((" ", "\t", "-")):
-            inside = bool(re.match(r"^(key[-_])?decisions\s*:", line))
-        elif inside:
-            found.append(line)
-    listed = any(content_terms(text) for text in found)
-    found += [line for s in parts.sections for line in s.lines if _DECIDING.search(line)]
-    return found, listed
+def _source(texts: Iterable[str]) -> Source:
+    texts = list(texts)
+    return Source(terms_of(texts), " \x00 ".join(map(token_line, texts)))
 
 
-def _path_lines(docs: Sequence[PlanDoc], paths: Iterable[str]) -> dict[str, list[str]]:
-    """path -> every summary line that names it (a brace list's members name it too)."""
+def _decision_texts(found: Sequence[PlanStatements]) -> list[str]:
+    """A plan's decision material: its recorded decisions and the sentences that decide."""
+    texts = [d.text for s in found for d in s.decisions]
+    return texts + [line for s in found for line in deciding_lines(s.parts)]
+
+
+def _path_lines(
+    docs: Sequence[PlanDoc], statements: dict[str, list[PlanStatements]], paths: Iterable[str]
+) -> dict[str, list[str]]:
+    """path -> every summary line that names it and every Files text that describes it (a
+    brace list's members name it too)."""
     wanted: dict[str, list[str]] = {}
     for path in paths:
         for name in {path, *expand_braces(path)}:
@@ -155,6 +193,9 @@ def _path_lines(docs: Sequence[PlanDoc], paths: Iterable[str]) -> dict[str, list
             for name in named:
                 for path in wanted.get(name, []):
                     found.setdefault(path, []).append(line)
+    for fact in (f for group in statements.values() for s in group for f in s.files):
+        for path in wanted.get(fact.path, []):
+            found.setdefault(path, []).append(fact.source)
     return found
 
 
@@ -170,6 +211,7 @@ def ground(digest: PhaseDigest, facts: PhaseFacts, evidence: Evidence) -> list[P
         *_verification(digest, facts, evidence),
         *_checks(digest, facts, evidence),
         *_agents(digest, evidence),
+        *_lengths(digest),
     ]
 
 
@@ -177,14 +219,22 @@ def _plan_ids(facts: PhaseFacts) -> set[str]:
     return {p.id for p in facts.plans}
 
 
+def supported(text: str, source: Source, threshold: float = THRESHOLD) -> bool:
+    """The whole text, or each of its `; ` parts, is supported by the source."""
+    if source.supports(text, threshold):
+        return True
+    parts = [p for p in _PARTS.split(text) if p.strip()]
+    return len(parts) > 1 and all(source.supports(p, threshold) for p in parts)
+
+
 def _text_problem(
-    section: str, plan: str, text: str, source: frozenset[str], what: str, agent: str = ""
+    section: str, plan: str, text: str, source: Source, what: str, agent: str = ""
 ) -> Problem | None:
     who = agent or plan
     where = {"plan": plan or None, "agent": agent or None}
     if is_placeholder(text):
         return Problem("placeholder", section, f"{who}: {what} {text!r} is a placeholder", **where)
-    if not grounded(text, source):
+    if not supported(text, source):
         return Problem("ungrounded-text", section,
                        f"{who}: {what} {_short(text)!r} shares too little with the summary "
                        f"of {'its plans' if agent else 'that plan'}", **where)  # fmt: skip
@@ -206,14 +256,14 @@ def _wrong_plan(plan: str, text: str, evidence: Evidence) -> str | None:
 
 
 def _own_text(
-    section: str, pid: str, text: str, source: frozenset[str], ev: Evidence, what: str
+    section: str, pid: str, text: str, source: Source, ev: Evidence, what: str
 ) -> Problem | None:
     """A placeholder, text of another plan, or text its own plan does not support (or None)."""
     found = _text_problem(section, pid, text, source, what)
     if (
         found
         and found.kind == "ungrounded-text"
-        and grounded(text, ev.plans[pid], STRICT_THRESHOLD)
+        and supported(text, ev.plans[pid], STRICT_THRESHOLD)
     ):
         found = None  # said almost word for word elsewhere in that plan's summary
     if found is None or found.kind == "ungrounded-text":
@@ -232,6 +282,8 @@ def _deliverables(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Itera
             yield Problem("unknown-plan", "deliverables",
                           f"deliverable for {pid!r}, which is not a plan of this phase", pid)  # fmt: skip
             continue
+        if item.summary.strip() == NOT_RECORDED and not ev.has_content(pid):
+            continue  # the summary says nothing a deliverable could be: the honest minimum
         found = _own_text("deliverables", pid, item.summary, ev.plans[pid], ev, "deliverable")
         yield from [found] if found else []
         for follow in item.follow_ups:
@@ -253,7 +305,7 @@ def _decisions(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable
             yield Problem("unknown-plan", "decisions",
                           f"decision for {pid!r}, which is not a plan of this phase", pid)  # fmt: skip
             continue
-        source = ev.decisions.get(pid, frozenset())
+        source = ev.decisions.get(pid, _EMPTY)
         found = _own_text("decisions", pid, item.decision, source, ev, "decision")
         extra = [item.rationale] if item.rationale.strip() else []
         for text in [*extra, *item.rejected_alternatives]:
@@ -262,11 +314,12 @@ def _decisions(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable
 
 
 @lru_cache(maxsize=4096)
-def _neutral(change: str) -> bool:
-    """A short phrase that claims nothing beyond the path being named (`named in 03-01`)."""
+def _neutral(change: str, vocabulary: frozenset[str] = _NEUTRAL) -> bool:
+    """A short phrase that claims nothing beyond the path being named (`named in 03-01`), or
+    counts in the words of a check line (`12/12 checks passed`)."""
     plain = _PLAN_ID.sub(" ", " ".join(p for p in change.split() if not find_paths(p)))
-    words_ = re.findall(r"[A-Za-z]{2,}", plain)
-    return 0 < len(words_) <= 6 and content_terms(plain) <= _NEUTRAL
+    words_ = re.findall(r"[^\W\d_]{2,}", plain)
+    return 0 < len(words_) <= 6 and content_terms(plain) <= vocabulary
 
 
 def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:
@@ -279,14 +332,24 @@ def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Pro
                           path=path)  # fmt: skip
             continue
         change = item.change
-        parts = [part for part in change.split("; ") if part.strip()]  # merged parts: each holds
+        parts = [part for part in _PARTS.split(change) if part.strip()]  # merged: each holds
         if not parts or (is_placeholder(change) and not _neutral(change)):
             yield Problem("placeholder", "files", f"{path}: change {change!r} is a placeholder",
                           path=path)  # fmt: skip
-        elif not all(_neutral(p) or grounded(p, ev.path_terms(path)) for p in parts):
+        elif not all(_neutral(p) or _change_supported(p, path, ev) for p in parts):
             yield Problem("ungrounded-text", "files",
                           f"{path}: change {_short(change)!r} is not what the summaries say "
                           "about it", path=path)  # fmt: skip
+
+
+def _change_supported(part: str, path: str, ev: Evidence) -> bool:
+    """A change part (`03-01: ...` prefixes aside) said of the path, or by the plan it names."""
+    plan = re.match(r"^\s*(\d+(?:\.\d+)?-\d+[a-z]?):\s*", part)
+    text = part[plan.end() :] if plan else part
+    source = ev.path_source(path)
+    if plan and plan.group(1) in ev.plans:
+        source = source | ev.plans[plan.group(1)]
+    return source.supports(text)
 
 
 def _verification(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:
@@ -324,13 +387,14 @@ def _verification(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Itera
 
 def _evidence_grounded(evidence: str, plans: Sequence[str], ev: Evidence) -> bool:
     """Each `; ` part of the evidence (plan ids aside) says only that the id was reported,
-    passed, is open... or is grounded in the summaries of the plans that report the id (any
+    passed, is open... or is supported by the summaries of the plans that report the id (any
     plan of the phase, for an id none reports)."""
-    source = terms_of([])
+    source = _EMPTY
     for pid in plans:
-        source |= ev.plans.get(pid, frozenset())
-    parts = [part for part in _PLAN_ID.sub(" ", evidence).split("; ") if part.strip()]
-    return all(content_terms(p) <= _EVIDENCE_NEUTRAL or grounded(p, source) for p in parts)
+        source = source | ev.plans.get(pid, _EMPTY)
+    plain = _PLAN_ID.sub(" ", evidence)
+    parts = [part for part in _PARTS.split(plain) if part.strip()]
+    return all(content_terms(p) <= _EVIDENCE_NEUTRAL or source.supports(p) for p in parts)
 
 
 def _placeholder_evidence(evidence: str) -> bool:
@@ -345,9 +409,17 @@ def _checks(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Pr
         if pid not in known:
             yield Problem("unknown-plan", "checks",
                           f"check result for {pid!r}, which is not a plan of this phase", pid)  # fmt: skip
-        elif not _neutral(item.result):
-            found = _text_problem("checks", pid, item.result, ev.plans[pid], "check result")
-            yield from [found] if found else []
+            continue
+        parts = [p for p in _PARTS.split(item.result) if p.strip()]
+        if parts and all(_neutral(p) or ev.plans[pid].supports(_failing(p)) for p in parts):
+            continue
+        found = _text_problem("checks", pid, item.result, ev.plans[pid], "check result")
+        yield from [found] if found else []
+
+
+def _failing(part: str) -> str:
+    """A check part as the summary says it (`FAIL: lint (exit 1)` names `lint`)."""
+    return re.sub(r"^FAIL:\s*|\s*\(exit \d+\)$", "", part)
 
 
 def _agents(digest: PhaseDigest, ev: Evidence) -> Iterable[Problem]:
@@ -356,8 +428,39 @@ def _agents(digest: PhaseDigest, ev: Evidence) -> Iterable[Problem]:
             yield Problem("unknown-agent", "agents",
                           f"{item.agent!r} executed no plan of this phase", agent=item.agent)  # fmt: skip
         elif item.work.strip():
-            source = terms_of([])
+            source = _EMPTY
             for pid in ev.agents[item.agent]:
-                source |= ev.plans[pid]
+                source = source | ev.plans[pid]
             found = _text_problem("agents", "", item.work, source, "work", agent=item.agent)
             yield from [found] if found else []
+
+
+def _lengths(digest: PhaseDigest) -> Iterable[Problem]:
+    """A text over its field's limit (repair cuts it at a sentence boundary)."""
+    for section, field_name, key, text in digest_texts(digest):
+        limit = LIMITS.get(field_name)
+        if limit and len(text) > limit:
+            yield Problem("long-text", section,
+                          f"{key}: the {field_name} is {len(text)} characters (at most {limit})",
+                          **_key_of(section, key))  # fmt: skip
+
+
+def _key_of(section: str, key: str) -> dict[str, str]:
+    name = {"files": "path", "verification": "id", "agents": "agent"}.get(section, "plan")
+    return {name: key}
+
+
+def digest_texts(digest: PhaseDigest) -> Iterable[tuple[str, str, str, str]]:
+    """(section, field, key, text) for every free text of the digest."""
+    for d in digest.deliverables:
+        yield "deliverables", "summary", d.plan_id, d.summary
+        yield from (("deliverables", "follow_up", d.plan_id, f) for f in d.follow_ups)
+    for c in digest.decisions:
+        yield "decisions", "decision", c.plan_id, c.decision
+        yield "decisions", "rationale", c.plan_id, c.rationale
+        yield from (("decisions", "rejected", c.plan_id, r) for r in c.rejected_alternatives)
+    yield from (("files", "change", f.path, f.change) for f in digest.files)
+    yield from (("verification", "evidence", r.requirement_id, r.evidence)
+                for r in digest.verification)  # fmt: skip
+    yield from (("checks", "result", c.plan_id, c.result) for c in digest.checks)
+    yield from (("agents", "work", a.agent, a.work) for a in digest.agents)

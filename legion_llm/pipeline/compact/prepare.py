@@ -13,11 +13,11 @@ from datetime import date
 from legion_llm.memory.files import read_text
 from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
 from legion_llm.memory.phases.find import Phase
+from legion_llm.memory.phases.statements import PlanDoc
 from legion_llm.pipeline.compact.ground import Evidence
 from legion_llm.pipeline.compact.offline import (
     LEVELS,
     CompactContext,
-    PlanDoc,
     compact_extractive,
     digest_at,
 )

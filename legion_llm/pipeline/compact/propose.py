@@ -20,13 +20,13 @@ from legion_llm.llm.engine import Engine
 from legion_llm.llm.errors import BudgetExceededError, TokenBudgetError
 from legion_llm.llm.offline import OfflineCall
 from legion_llm.memory.phases.extract import PhaseFacts
+from legion_llm.memory.phases.statements import PlanDoc
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem
 from legion_llm.pipeline.compact.logs import reduce_output
 from legion_llm.pipeline.compact.offline import (
     PROMPT,
     TARGET_RATIO,
     CompactContext,
-    PlanDoc,
     compact_offline,
 )
 from legion_llm.pipeline.compact.prepare import Prepared

@@ -30,9 +30,17 @@ from functools import lru_cache
 from pydantic import BaseModel, Field, field_validator
 
 from legion_llm.memory.phases.extract import PlanFacts, Verdict, sort_ids
+from legion_llm.memory.phases.markdown import cut_to
 from legion_llm.memory.table import encode_cell
 
 SECTIONS = ("Deliverables", "Decisions", "Files Modified", "Verification", "Agents")
+# the deliverable of a plan whose summary says nothing a deliverable could be
+NOT_RECORDED = "not recorded in the summary"
+# the longest text each field may hold, in characters (repair cuts a longer one at a sentence)
+LIMITS = {
+    "summary": 600, "follow_up": 300, "decision": 300, "rationale": 400, "rejected": 200,
+    "change": 300, "evidence": 300, "result": 200, "work": 200,
+}  # fmt: skip
 
 
 class DeliverableItem(BaseModel):
@@ -105,6 +113,41 @@ class PhaseDigest(BaseModel):
     agents: list[AgentItem] = Field(description="One entry per agent that executed plans.")
 
 
+def fit_lengths(digest: PhaseDigest) -> tuple[PhaseDigest, list[str]]:
+    """Every text cut to its field's limit at a sentence boundary (LIMITS), and one note per
+    text that was cut."""
+    notes: list[str] = []
+
+    def fit(text: str, name: str, key: str) -> str:
+        cut = cut_to(text, LIMITS[name])
+        if cut != " ".join(text.split()) and len(text) > LIMITS[name]:
+            notes.append(f"cut the {name.replace('_', '-')} of {key} to {LIMITS[name]} characters")
+            return cut
+        return text
+
+    return digest.model_copy(update={
+        "deliverables": [d.model_copy(update={
+            "summary": fit(d.summary, "summary", d.plan_id),
+            "follow_ups": [fit(f, "follow_up", d.plan_id) for f in d.follow_ups]})
+            for d in digest.deliverables],
+        "decisions": [c.model_copy(update={
+            "decision": fit(c.decision, "decision", c.plan_id),
+            "rationale": fit(c.rationale, "rationale", c.plan_id),
+            "rejected_alternatives": [fit(r, "rejected", c.plan_id)
+                                      for r in c.rejected_alternatives]})
+            for c in digest.decisions],
+        "files": [f.model_copy(update={"change": fit(f.change, "change", f.path)})
+                  for f in digest.files],
+        "verification": [r.model_copy(update={
+            "evidence": fit(r.evidence, "evidence", r.requirement_id)})
+            for r in digest.verification],
+        "checks": [c.model_copy(update={"result": fit(c.result, "result", c.plan_id)})
+                   for c in digest.checks],
+        "agents": [a.model_copy(update={"work": fit(a.work, "work", a.agent)})
+                   for a in digest.agents],
+    }), notes  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Header:
     """What the pipeline (not the engine) decides: names, dates, the override note."""
@@ -158,6 +201,7 @@ def _deliverables(header: Header, digest: PhaseDigest) -> list[str]:
         label = f"**{plan.id} {plan.name}**" if plan.name else f"**{plan.id}**"
         status = plan.status or plan.outcome
         text = _one_line(item.summary) if item else "(no deliverable proposed)"
+        text = text or NOT_RECORDED
         lines.append(f"- {label} ({status})" + (f": {text}" if text else ""))
         lines += [f"  - {_one_line(f)}" for f in (item.follow_ups if item else []) if f.strip()]
     known = {p.id for p in header.plans}

@@ -19,7 +19,7 @@ from legion_llm.memory.phases.extract import (
     unique,
 )
 from legion_llm.memory.phases.find import Phase
-from legion_llm.pipeline.compact.offline import PlanDoc
+from legion_llm.memory.phases.statements import PlanDoc
 
 Count = Callable[[str], int]
 FIRST_ASK = "Propose the digest: every section, following the rules."

@@ -34,7 +34,7 @@ from legion_llm.memory.learnings.read import Learning, LearningSet, read_learnin
 from legion_llm.memory.learnings.write import apply, confirmed_by, reinforce, rewrite, write_new
 from legion_llm.memory.redact import Hit, Redactor, project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, identifiers, topic_terms, words
-from legion_llm.pipeline.grounding import content_terms, is_placeholder
+from legion_llm.memory.terms import content_terms, is_placeholder
 from legion_llm.pipeline.learnings.mission import MissionInput, read_mission
 from legion_llm.pipeline.learnings.offline import propose, usable_tag
 from legion_llm.project import MemoryPaths

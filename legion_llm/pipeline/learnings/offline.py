@@ -19,7 +19,8 @@ from legion_llm.llm.offline import OfflineCall
 from legion_llm.memory.learnings.read import TAG_RE, VAGUE_TAGS
 from legion_llm.memory.learnings.write import drop_dangling
 from legion_llm.memory.signatures.match import salient
-from legion_llm.memory.signatures.topics import STOP_WORDS, identifiers
+from legion_llm.memory.signatures.topics import identifiers
+from legion_llm.memory.terms import STOP_WORDS
 from legion_llm.pipeline.learnings.mission import Finding, MissionInput
 
 # Words that say nothing about what a learning is about (beyond the stop words).

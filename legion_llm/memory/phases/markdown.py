@@ -1,4 +1,4 @@
-"""Small markdown readers the extractive compactor needs: list items, table rows, sentences."""
+"""Small markdown readers the facts model needs: list items, table rows, sentences, sections."""
 
 from __future__ import annotations
 
@@ -97,6 +97,24 @@ def first_clause(text: str) -> str:
     return first.rstrip(".").strip()
 
 
+_CUT_POINTS = (re.compile(r"(?<=[.!?])\s+|;\s+"), re.compile(r",\s+|\s[—–-]\s|:\s+"))
+
+
+def cut_to(text: str, limit: int) -> str:
+    """`text` when it fits in `limit` characters, else cut at the last sentence end (or `; `)
+    that fits; failing that at the last clause mark, failing that at a word: never mid-word,
+    never with a dangling mark."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit + 1]
+    for marks in _CUT_POINTS:
+        ends = [m.start() for m in marks.finditer(head) if m.start() >= limit // 3]
+        if ends:
+            return head[: ends[-1]].rstrip(" ,;:—–-")
+    return head.rsplit(" ", 1)[0].rstrip(" ,;:—–-") if " " in head else head[:limit]
+
+
 @dataclass(frozen=True)
 class PlanParts:
     """One plan summary split into its frontmatter lines and sections."""
@@ -109,6 +127,11 @@ class PlanParts:
     def of(cls, facts: PlanFacts, text: str) -> PlanParts:
         frontmatter, body = split_frontmatter(text)
         return cls(facts, tuple(frontmatter), tuple(sections(body)))
+
+    @property
+    def text(self) -> str:
+        """The frontmatter and body lines (headings left out) as one text."""
+        return "\n".join([*self.frontmatter, *(line for s in self.sections for line in s.lines)])
 
     def matching(self, words: tuple[str, ...]) -> Iterator[Section]:
         """Sections below the title whose heading contains one of `words`."""
