@@ -14,8 +14,7 @@ from legion_llm.llm.testing import FakeEngine
 from legion_llm.memory.phases.extract import sections, split_frontmatter
 from legion_llm.pipeline.compact import settle as settle_module
 from legion_llm.pipeline.compact.render import DecisionItem, FileItem, RequirementItem
-from legion_llm.pipeline.compact.repair import REMOVED
-from legion_llm.pipeline.compact.run import CALL_CAP_TOKENS, CompactionError, compact_phase
+from legion_llm.pipeline.compact.run import CALL_CAP_TOKENS, compact_phase
 from legion_llm.pipeline.compact.split import FIRST_ASK
 from tests.pipeline.compaction_cases import (
     TODAY,
@@ -181,7 +180,7 @@ def test_inventions_are_struck(tmp_path: Path) -> None:
     text = phase.compacted_path.read_text()
     assert "pdf_export" not in text and "BILL-09" not in text and "lib/money.py" not in text
     # the invented decision is not among 03-01's decisions: the offline engine's section is used
-    assert "Moved helpers" not in text and REMOVED not in text
+    assert "Moved helpers" not in text and "removed" not in text
     decisions = result.settled.sections["decisions"]
     assert decisions == {"source": "offline", "proposal": None, "fallback": True,
                          "because": ["ungrounded-text"], "items": len(good.decisions)}  # fmt: skip
@@ -204,13 +203,19 @@ def test_a_long_answer_is_re_asked_for_the_target_length(tmp_path: Path) -> None
     assert result.report.ratio <= 0.50
 
 
-def test_a_failing_result_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_what_repair_leaves_wrong_takes_the_offline_item_and_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
     bad = without_requirement(good_digest(phase), "BILL-02")
     monkeypatch.setattr(settle_module, "repair", lambda digest, *args: (digest, []))
-    with pytest.raises(CompactionError, match="missing requirement ids: BILL-02"):
-        compact_phase(phase, FakeEngine().enqueue(bad, bad), today=TODAY)
-    assert not phase.compacted_path.exists()
+    result = compact_phase(phase, FakeEngine().enqueue(bad, bad), today=TODAY)
+    text = phase.compacted_path.read_text()
+    assert result.written and result.settled.review.ok and "- BILL-02: PASS" in text
+    verification = result.settled.sections["verification"]
+    assert verification["rung"] == "offline" and verification["replaced"] == ["BILL-02"]
+    assert verification["source"] == "fake+offline" and "missing-id" in verification["because"]
+    assert any("verification of BILL-02: the offline text is written" in w for w in result.warnings)
 
 
 def test_claude_down_falls_back_to_the_offline_step(tmp_path: Path) -> None:

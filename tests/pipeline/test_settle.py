@@ -161,7 +161,7 @@ def test_nothing_that_fails_its_review_can_be_written(tmp_path: Path) -> None:
     assert not prep.phase.compacted_path.exists()
 
 
-def test_an_optional_line_even_the_offline_text_cannot_ground_is_dropped(
+def test_a_line_even_the_offline_text_cannot_ground_takes_its_minimal_form(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from legion_llm.pipeline.compact import settle as settle_module
@@ -175,10 +175,13 @@ def test_an_optional_line_even_the_offline_text_cannot_ground_is_dropped(
     monkeypatch.setattr(settle_module, "offline_proposal", lambda *args: broken)
     settled = settle(prep, header, [Proposal(broken, "host")])
     assert odd not in settled.digest.decisions and settled.review.ok
-    assert "dropped an unsupported decisions line (03-02)" in settled.repaired
+    assert [d.plan_id for d in settled.digest.decisions].count("03-02") == 1  # its first one
+    decisions = settled.sections["decisions"]
+    assert decisions["rung"] == "minimal" and decisions["replaced"] == ["03-02"]
+    assert any("decisions of 03-02: the minimal text is written" in w for w in settled.warnings)
 
 
-def test_a_digest_nothing_can_ground_raises_and_writes_nothing(
+def test_a_digest_nothing_can_ground_is_written_in_its_minimal_form(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from legion_llm.pipeline.compact import settle as settle_module
@@ -186,8 +189,27 @@ def test_a_digest_nothing_can_ground_raises_and_writes_nothing(
     prep, header = setup(tmp_path)
     lazy_everything = lazy(good_digest(prep.phase))
     monkeypatch.setattr(settle_module, "offline_proposal", lambda *args: lazy_everything)
-    with pytest.raises(CompactionError, match=r"03-01: deliverable 'x' is a placeholder"):
+    settled = settle(prep, header, [Proposal(lazy_everything, "host")])
+    assert settled.review.ok and ": x" not in settled.text and "| x |" not in settled.text
+    assert settled.sections["deliverables"]["rung"] == "minimal"
+    assert settled.engine != "host"  # nothing of the lazy answer is credited to the proposer
+    write_compacted(settled)
+    assert prep.phase.compacted_path.read_text() == settled.text
+
+
+def test_only_a_bug_in_the_last_rung_can_stop_a_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from legion_llm.errors import EXIT_INTERNAL
+    from legion_llm.pipeline.compact import settle as settle_module
+
+    prep, header = setup(tmp_path)
+    lazy_everything = lazy(good_digest(prep.phase))
+    monkeypatch.setattr(settle_module, "offline_proposal", lambda *args: lazy_everything)
+    monkeypatch.setattr(settle_module, "minimal_proposal", lambda *args: lazy_everything)
+    with pytest.raises(CompactionError, match="internal error") as raised:
         settle(prep, header, [Proposal(lazy_everything, "host")])
+    assert raised.value.exit_code == EXIT_INTERNAL
     assert not prep.phase.compacted_path.exists()
 
 

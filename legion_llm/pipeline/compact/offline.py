@@ -22,6 +22,7 @@ from typing import Any
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.phases.extract import PhaseFacts
 from legion_llm.memory.phases.markdown import first_clause
+from legion_llm.memory.phases.paths import find_paths
 from legion_llm.memory.phases.statements import (
     DecisionFact,
     PlanDoc,
@@ -30,13 +31,14 @@ from legion_llm.memory.phases.statements import (
     is_content,
     plan_statements,
 )
-from legion_llm.pipeline.compact.files import file_items
+from legion_llm.pipeline.compact.files import file_items, named_in
 from legion_llm.pipeline.compact.render import (
     NOT_RECORDED,
     AgentItem,
     CheckItem,
     DecisionItem,
     DeliverableItem,
+    FileItem,
     PhaseDigest,
     RequirementItem,
     fit_lengths,
@@ -198,6 +200,38 @@ def compact_extractive(ctx: CompactContext) -> PhaseDigest:
             break
         chosen = candidate
     return chosen
+
+
+def minimal_digest(ctx: CompactContext) -> PhaseDigest:
+    """The least a compacted file can honestly say, the last rung of settle.py's ladder: each
+    plan's first words (or NOT_RECORDED), its first decision, every path `named in` its plans,
+    every id with its grounded verdict and the plans reporting it; no checks, no agent notes."""
+    plans = [plan_statements(doc.facts, doc.text) for doc in ctx.docs]
+    least = LEVELS[0]
+    naming = {p.plan: set(find_paths(p.parts.text)) for p in plans}
+    return PhaseDigest(
+        deliverables=_merge_parts(
+            [DeliverableItem(plan_id=p.plan, summary=_first_words(p), follow_ups=[]) for p in plans]
+        ),
+        decisions=[_decision(p.plan, p.decisions[0], least) for p in plans if p.decisions],
+        files=[_named(path, naming) for path in ctx.paths],
+        verification=[_requirement(rid, plans, least) for rid in ctx.requirement_ids],
+        checks=[],
+        agents=[
+            AgentItem(agent=a, work="") for a in dict.fromkeys(p.facts.agent for p in plans) if a
+        ],
+    )
+
+
+def _named(path: str, naming: dict[str, set[str]]) -> FileItem:
+    return FileItem(path=path, change=named_in([pid for pid, n in naming.items() if path in n]))
+
+
+def _first_words(plan: PlanStatements) -> str:
+    lead = plan.one_liner if plan.one_liner and is_content(plan.one_liner) else None
+    text = lead or next(iter(plan.deliverables), None) or first_content(plan.parts)
+    words = first_clause(text).split()[:MINIMAL_WORDS] if text else []
+    return " ".join(words).rstrip(",;:") or NOT_RECORDED
 
 
 @offline_step(PROMPT)

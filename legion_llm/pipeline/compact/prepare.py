@@ -20,6 +20,7 @@ from legion_llm.pipeline.compact.offline import (
     CompactContext,
     compact_extractive,
     digest_at,
+    minimal_digest,
 )
 from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
 from legion_llm.pipeline.compact.verify import Sources, originals_tokens, tokens_of
@@ -87,6 +88,11 @@ def _context(prep: Prepared, header: Header) -> CompactContext:
 def offline_proposal(prep: Prepared, header: Header) -> PhaseDigest:
     """What the offline engine answers for the whole phase (the fallback of settle.py)."""
     return compact_extractive(_context(prep, header))
+
+
+def minimal_proposal(prep: Prepared, header: Header) -> PhaseDigest:
+    """The last rung of settle's ladder: the least the summaries honestly say (offline.py)."""
+    return minimal_digest(_context(prep, header))
 
 
 def offline_digest(prep: Prepared, header: Header, level: int = 1) -> PhaseDigest:

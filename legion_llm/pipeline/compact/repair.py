@@ -4,11 +4,13 @@
   verdict and the plan(s) that report it;
 - a path missing from Files Modified gets its own row: the offline step's change text (from its
   summary line) and the plan(s) that name it;
-- an id or path the originals never name is struck: its row goes, every other mention becomes
-  `[removed: not in the originals]`;
+- an id or path the originals never name is struck: its row goes, and every sentence that
+  mentions it is rewritten without it (`in src/x.py`, `(src/x.py)`, `, src/x.py` go), or dropped
+  when nothing of substance is left;
 - a row for a path the summaries do not list as a file, a verdict for another phase's
   requirement, a second verdict for one id and an agent that ran no plan are dropped;
-- a verdict's evidence that cites no reporting plan gets the plans appended.
+- a verdict's evidence that cites no reporting plan gets the plans appended;
+- a text longer than its field's limit is cut at a sentence boundary (render.LIMITS).
 
 Each change is reported in one line.
 """
@@ -20,10 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces
+from legion_llm.memory.phases.markdown import sentences
+from legion_llm.memory.terms import content_terms, is_placeholder
 from legion_llm.pipeline.compact.ground import Problem
-from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, RequirementItem
-
-REMOVED = "[removed: not in the originals]"
+from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, RequirementItem, fit_lengths
 
 
 def repair(
@@ -51,6 +53,9 @@ def repair(
     notes += dropped
     digest, cited = _cite(digest, kinds.get("uncited-evidence", []), facts)
     notes += cited
+    if kinds.get("long-text"):
+        digest, cut = fit_lengths(digest)
+        notes += cut
     missing_ids = [p.id for p in kinds.get("missing-id", []) if p.id]
     if missing_ids:
         digest = _add_requirements(digest, missing_ids, facts, fallback())
@@ -158,24 +163,66 @@ def _file_row(path: str, offline: FileItem | None, plans: list[str]) -> FileItem
 
 
 def strike(digest: PhaseDigest, ids: list[str], paths: list[str]) -> PhaseDigest:
-    """Remove rows keyed by an invented id or path; replace other mentions with REMOVED."""
+    """Remove rows keyed by an invented id or path; rewrite every other text without it."""
     data = digest.model_dump()
     data["files"] = [f for f in data["files"] if f["path"] not in paths]
     data["verification"] = [r for r in data["verification"] if r["requirement_id"] not in ids]
-    patterns = [
+    names = [
         rf"(?<![\w./\-]){re.escape(p)}(?![\w/\-])" for p in sorted(paths, key=len, reverse=True)
     ]
-    patterns += [rf"(?<![\w.\-/]){re.escape(i)}(?![\w\-]|\.\d)" for i in ids]
-    if patterns:
-        data = _scrub(data, re.compile("|".join(patterns)))
+    names += [rf"(?<![\w.\-/]){re.escape(i)}(?![\w\-]|\.\d)" for i in ids]
+    if names:
+        data = _scrub(data, _mention(r"(?:" + "|".join(names) + r")"))
     return PhaseDigest.model_validate(data)
 
 
-def _scrub(value: Any, pattern: re.Pattern[str]) -> Any:
+_PREPOSITION = r"(?:in|into|to|from|at|under|inside|via|with|of|for|on|by|as)"
+
+
+def _mention(name: str) -> list[tuple[re.Pattern[str], str]]:
+    """Rewrites that take a name out of a sentence with the words that only served it."""
+    quoted = rf"`?{name}`?"
+    return [
+        (re.compile(rf"\s*\(\s*{quoted}\s*\)"), ""),  # `helper (src/x.py)`
+        (re.compile(rf"\s+{_PREPOSITION}\s+(?:the\s+)?{quoted}(?=[\s.,;:!?)]|$)"), ""),
+        (re.compile(rf"{quoted}\s*(?:,|\band\b|&|\+|/)\s*"), ""),  # `x, y` and `x and y`
+        (re.compile(rf"\s*(?:,|\band\b|&|\+|/)\s*{quoted}"), ""),
+        (re.compile(quoted), ""),
+    ]
+
+
+def _rewrite(text: str, rewrites: list[tuple[re.Pattern[str], str]]) -> str:
+    """`text` with the name taken out of each sentence; a sentence left with nothing of
+    substance is dropped."""
+    first = rewrites[-1][0]
+    if not first.search(text):
+        return text
+    kept = []
+    for sentence in sentences(text) or [text]:
+        if not first.search(sentence):
+            kept.append(sentence)
+            continue
+        for pattern, replacement in rewrites:
+            sentence = pattern.sub(replacement, sentence)
+        sentence = _tidy(sentence)
+        if content_terms(sentence) and not is_placeholder(sentence):
+            kept.append(sentence)
+    return " ".join(kept)
+
+
+def _tidy(sentence: str) -> str:
+    sentence = re.sub(r"\(\s*\)|`\s*`", "", sentence)
+    sentence = re.sub(r"\s+([,.;:!?)])", r"\1", sentence)
+    sentence = re.sub(r"([,;:])(?=[,.;:!?])", "", sentence)
+    sentence = re.sub(rf"\s+(?:{_PREPOSITION}|and|or|the)([.;:!?]|$)", r"\1", sentence)
+    return " ".join(sentence.split()).strip(" ,;:")
+
+
+def _scrub(value: Any, rewrites: list[tuple[re.Pattern[str], str]]) -> Any:
     if isinstance(value, str):
-        return pattern.sub(REMOVED, value)
+        return _rewrite(value, rewrites)
     if isinstance(value, list):
-        return [_scrub(v, pattern) for v in value]
+        return [_scrub(v, rewrites) for v in value]
     if isinstance(value, dict):
-        return {k: _scrub(v, pattern) for k, v in value.items()}
+        return {k: _scrub(v, rewrites) for k, v in value.items()}
     return value

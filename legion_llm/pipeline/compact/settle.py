@@ -12,12 +12,17 @@ result collected later. settle
    redo) and returns a new proposal or None;
 3. takes each section (deliverables, decisions, files, verification, checks, agents) from the
    newest proposal in which nothing needs the model, else from the offline engine's digest;
-4. repairs what is repairable (repair.py) and reviews the result again: anything still wrong
-   raises CompactionError, so nothing ungrounded is ever written;
-5. renders the file and redacts it (secrets the originals held become markers).
+4. repairs what is repairable (repair.py) and reviews the result again;
+5. degrades, never refuses: an item still wrong takes the offline engine's item, and one the
+   offline engine cannot ground either takes its minimal honest form (the plan's first words,
+   `named in 03-01`, NOT VERIFIED ...: `minimal_proposal`), each with a warning. A phase the
+   parser accepts always gets a file; only a bug can make this step fail (CompactionError,
+   exit 70);
+6. renders the file and redacts it (secrets the originals held become markers).
 
-`Settled` says which section came from where (`sections`), what was repaired, and whether any
-text is the offline engine's (`fell_back`); `engine` never names a model for offline text.
+`Settled` says which section came from where and why (`sections`: source, rung, because),
+what was repaired, and whether any text is the offline engine's (`fell_back`); `engine` never
+names a model for offline text.
 """
 
 from __future__ import annotations
@@ -27,12 +32,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from legion_llm.errors import LegionError
+from legion_llm.errors import EXIT_INTERNAL, LegionError
 from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.redact import project_redactor, text_hits, write_warning
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
-from legion_llm.pipeline.compact.prepare import Prepared, offline_proposal
+from legion_llm.pipeline.compact.prepare import Prepared, minimal_proposal, offline_proposal
 from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
 from legion_llm.pipeline.compact.repair import repair
 from legion_llm.pipeline.compact.verify import (
@@ -49,7 +54,9 @@ LENGTH_MIN_TOKENS = 1_500
 
 
 class CompactionError(LegionError):
-    """A compacted summary failed verification even after the re-ask and the repair."""
+    """The ladder's last rung failed its own review: a bug in legion-llm, never the input's."""
+
+    exit_code = EXIT_INTERNAL
 
 
 @dataclass(frozen=True)
@@ -153,21 +160,128 @@ def settle(
     digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
     _credit_repairs(sections, candidates, digest, offline, chosen.repairable)
     final = chosen if not repaired else review(prep, header, digest)
-    if not final.ok:
-        digest, dropped = _last_resort(digest, final)
-        repaired += dropped
-        final = review(prep, header, digest)
-    if not final.ok:
-        raise CompactionError(
-            "the compacted summary still fails verification: "
-            + "; ".join(final.feedback_lines(limit=10)),
-            data={"verify": final.presence.as_dict(), **final.as_dict()},
-        )
+    digest, final, degraded = _degrade(prep, header, digest, final, offline, sections)
     warnings = [f"warning: repaired: {note}" for note in repaired]
     warnings += [] if candidates[0].source == OFFLINE else _fallback_warnings(sections)
+    warnings += [f"warning: {note}" for note in degraded]
     text, redaction = _redacted(prep, final.text or render(header, digest))
     return Settled(prep, header, digest, text, final, reviews, candidates, sections, repaired,
                    warnings + redaction)  # fmt: skip
+
+
+# ---------------------------------------------------------------- the ladder
+
+
+def _degrade(
+    prep: Prepared,
+    header: Header,
+    digest: PhaseDigest,
+    final: Review,
+    offline: _Offline,
+    sections: dict[str, dict[str, Any]],
+) -> tuple[PhaseDigest, Review, list[str]]:
+    """Replace each item that still fails: with the offline engine's item, then with its minimal
+    honest form; last, the whole minimal digest. Returns the digest, its review, and notes."""
+    notes: list[str] = []
+    rungs: tuple[tuple[str, Callable[[], PhaseDigest]], ...] = (
+        ("offline", lambda: offline.digest),
+        ("minimal", lambda: minimal_proposal(prep, header)),
+    )
+    for rung, make in rungs:
+        failing = _failing_keys(final)
+        if not failing:
+            return digest, final, notes
+        digest, replaced = _replace(digest, failing, make())
+        _mark(sections, replaced, rung, final)
+        notes += [f"{section} of {key}: the {rung} text is written ({why})"
+                  for section, key, why in _described(replaced, final)]  # fmt: skip
+        final = review(prep, header, digest)
+    if _failing_keys(final):
+        digest = minimal_proposal(prep, header)
+        final = review(prep, header, digest)
+        _mark(sections, {(name, "*") for name in SECTION_NAMES}, "minimal", final)
+        notes.append("every section is written in its minimal form")
+    if _failing_keys(final):
+        raise CompactionError(
+            "internal error: the minimal compacted summary fails its own review (a bug in "
+            "legion-llm; please report it): " + "; ".join(final.feedback_lines(limit=5)),
+            data={"verify": final.presence.as_dict(), **final.as_dict()},
+        )
+    return digest, final, notes
+
+
+Key = tuple[str, str]  # (section, plan / path / id / agent; "*" for the whole section)
+_KEY_FIELD = {"deliverables": "plan_id", "decisions": "plan_id", "checks": "plan_id",
+              "files": "path", "verification": "requirement_id", "agents": "agent"}  # fmt: skip
+
+
+def _failing_keys(final: Review) -> set[Key]:
+    """The items the final review still refuses (the length is reported, never refused)."""
+    keys: set[Key] = set()
+    for problem in final.problems:
+        if problem.kind == "too-long":
+            continue
+        section = problem.section if problem.section in _KEY_FIELD else _section_of(problem)
+        key = problem.plan or problem.path or problem.id or problem.agent or "*"
+        keys.add((section, key))
+    return keys
+
+
+def _section_of(problem: Problem) -> str:
+    """A document-level problem's section: where its id or path is written."""
+    return "verification" if problem.id else "files"
+
+
+def _replace(
+    digest: PhaseDigest, keys: set[Key], source: PhaseDigest
+) -> tuple[PhaseDigest, set[Key]]:
+    """The digest with the items of `keys` taken from `source` (a whole section for `*`)."""
+    update: dict[str, Any] = {}
+    replaced: set[Key] = set()
+    for name, field_name in _KEY_FIELD.items():
+        wanted = {key for section, key in keys if section == name}
+        if not wanted:
+            continue
+        mine = getattr(digest, name)
+        theirs = getattr(source, name)
+        if "*" in wanted:
+            update[name] = list(theirs)
+        else:
+            kept = [i for i in mine if getattr(i, field_name).strip() not in wanted]
+            added = [i for i in theirs if getattr(i, field_name).strip() in wanted]
+            update[name] = _in_order(kept + added, theirs, field_name)
+        replaced |= {(name, key) for key in wanted}
+    return digest.model_copy(update=update), replaced
+
+
+def _in_order(items: list[Any], order_of: list[Any], field_name: str) -> list[Any]:
+    order = {getattr(i, field_name): n for n, i in enumerate(order_of)}
+    return sorted(items, key=lambda i: order.get(getattr(i, field_name), len(order)))
+
+
+def _mark(
+    sections: dict[str, dict[str, Any]], replaced: set[Key], rung: str, final: Review
+) -> None:
+    for name in {section for section, _ in replaced}:
+        entry = sections[name]
+        keys = sorted(key for section, key in replaced if section == name)
+        kinds = sorted({p.kind for p in final.problems if p.section == name} or {"review"})
+        names = entry["source"].split("+")
+        source = OFFLINE if rung == "offline" or "*" in keys else "minimal"
+        entry.update({"source": "+".join(dict.fromkeys([*names, source])) if "*" not in keys
+                      else source, "fallback": True, "rung": rung,
+                      "because": sorted({*entry.get("because", []), *kinds}),
+                      "replaced": keys})  # fmt: skip
+
+
+def _described(replaced: set[Key], final: Review) -> list[tuple[str, str, str]]:
+    out = []
+    for section, key in sorted(replaced):
+        kinds = sorted({p.kind for p in final.problems
+                        if (p.section == section or section in ("files", "verification"))
+                        and key in (p.plan, p.path, p.id, p.agent, "*")})  # fmt: skip
+        out.append((section, key, ", ".join(kinds) or "review"))
+    return out
 
 
 def _redacted(prep: Prepared, text: str) -> tuple[str, list[str]]:
@@ -277,22 +391,6 @@ def _credit_repairs(
 
 def _size(digest: PhaseDigest, section: str) -> int:
     return count_tokens(json.dumps([item.model_dump() for item in getattr(digest, section)]))
-
-
-def _last_resort(digest: PhaseDigest, final: Review) -> tuple[PhaseDigest, list[str]]:
-    """Drop the decisions, checks and agent notes that still fail (even the offline engine's):
-    an optional line is never worth writing something the originals do not support."""
-    failing = {(p.section, p.plan, p.agent) for p in final.needs_model}
-    update: dict[str, Any] = {
-        "decisions": [d for d in digest.decisions if ("decisions", d.plan_id, None) not in failing],
-        "checks": [c for c in digest.checks if ("checks", c.plan_id, None) not in failing],
-        "agents": [a.model_copy(update={"work": ""}) if ("agents", None, a.agent) in failing else a
-                   for a in digest.agents],
-    }  # fmt: skip
-    notes = [f"dropped an unsupported {section} line ({plan or agent})"
-             for section, plan, agent in sorted(failing, key=str)
-             if section in ("decisions", "checks", "agents")]  # fmt: skip
-    return digest.model_copy(update=update), notes
 
 
 def _fallback_warnings(sections: dict[str, dict[str, Any]]) -> list[str]:
