@@ -34,6 +34,7 @@ from legion_llm.memory.phases.requirements import Verdict as Verdict
 from legion_llm.memory.phases.requirements import expand_range as expand_range
 from legion_llm.memory.phases.requirements import ids_in_line as ids_in_line
 from legion_llm.memory.phases.requirements import ids_present as ids_present
+from legion_llm.memory.phases.requirements import keep_reports as keep_reports
 from legion_llm.memory.phases.requirements import range_members as range_members
 from legion_llm.memory.phases.requirements import requirement_ids as requirement_ids
 from legion_llm.memory.phases.requirements import requirement_reports as requirement_reports
@@ -175,10 +176,11 @@ def _frontmatter_value(lines: list[str], key: str) -> str | None:
     return None
 
 
-def plan_facts(plan_id: str, file_name: str, text: str) -> PlanFacts:
-    """Id, name, status, outcome, agent, requirement ids and paths of one plan summary."""
+def plan_facts(plan_id: str, file_name: str, text: str, declared: Iterable[str] = ()) -> PlanFacts:
+    """Id, name, status, outcome, agent, requirement ids and paths of one plan summary
+    (`declared`: the ids the phase declares elsewhere, requirements.py's precision rule)."""
     frontmatter, body = split_frontmatter(text)
-    reports = requirement_reports(text)
+    reports = keep_reports(requirement_reports(text), declared)
     lines = body.split("\n")
     title = next((line[2:] for line in lines if line.startswith("# ")), None)
     hits = [h for h in (_first(_STATUS_LINE, lines), _first(_STATUS_HEADING, lines)) if h]
@@ -199,11 +201,19 @@ def plan_facts(plan_id: str, file_name: str, text: str) -> PlanFacts:
 
 
 def phase_facts(
-    summaries: Iterable[tuple[str, str, str]], roadmap_ids: Iterable[str] = ()
+    summaries: Iterable[tuple[str, str, str]],
+    roadmap_ids: Iterable[str] = (),
+    declared: Iterable[str] = (),
 ) -> PhaseFacts:
-    """Facts of a phase from (plan id, file name, text) triples and the ROADMAP's ids."""
-    plans = tuple(plan_facts(pid, name, text) for pid, name, text in summaries)
+    """Facts of a phase from (plan id, file name, text) triples, the ROADMAP's ids and the ids
+    declared elsewhere (REQUIREMENTS.md, PLAN files): an id any summary of the phase declares
+    is declared for all of them."""
+    summaries = list(summaries)
     roadmap = tuple(roadmap_ids)
+    known = {*roadmap, *declared}
+    for _, _, text in summaries:
+        known |= {r.id for r in requirement_reports(text) if r.source != "prose"}
+    plans = tuple(plan_facts(pid, name, text, known) for pid, name, text in summaries)
     ids = sort_ids(unique([*roadmap, *(i for p in plans for i in p.requirement_ids)]))
     paths = unique(path for p in plans for path in p.paths)
     return PhaseFacts(tuple(ids), tuple(paths), plans, roadmap)

@@ -65,6 +65,7 @@ class Phase:
     excluded: tuple[Path, ...]
     roadmap: RoadmapStatus
     archived: bool
+    plan_files: tuple[Path, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -245,14 +246,31 @@ def _roadmap_for(folder: Path, planning: Path) -> Path:
     return planning / "ROADMAP.md"
 
 
+def requirements_file(phase: Phase) -> Path:
+    """The REQUIREMENTS.md of the phase's milestone: a shipped milestone's own copy
+    (`milestones/v1.0-REQUIREMENTS.md` beside its ROADMAP), else `.planning/REQUIREMENTS.md`."""
+    roadmap = phase.roadmap.path
+    if roadmap and roadmap.name.endswith("-ROADMAP.md"):
+        own = roadmap.with_name(roadmap.name.removesuffix("ROADMAP.md") + "REQUIREMENTS.md")
+        if own.is_file():
+            return own
+    if (
+        roadmap
+        and roadmap.parent != phase.planning
+        and (roadmap.parent / "REQUIREMENTS.md").is_file()
+    ):
+        return roadmap.parent / "REQUIREMENTS.md"
+    return phase.planning / "REQUIREMENTS.md"
+
+
 def _plan_sort_key(plan_id: str) -> tuple[int, str]:
     number = re.match(r"^(\d+)([a-z]?)$", plan_id.rsplit("-", 1)[-1], re.IGNORECASE)
     return (int(number.group(1)), number.group(2)) if number else (10**6, plan_id)
 
 
-def _plan_files(folder: Path, key: str) -> tuple[dict[str, Path], set[str], list[Path]]:
+def _plan_files(folder: Path, key: str) -> tuple[dict[str, Path], dict[str, Path], list[Path]]:
     summaries: dict[str, Path] = {}
-    plans: set[str] = set()
+    plans: dict[str, Path] = {}
     excluded: list[Path] = []
     for path in sorted(folder.glob("*.md")):
         match = PLAN_FILE_RE.match(path.name)
@@ -261,7 +279,7 @@ def _plan_files(folder: Path, key: str) -> tuple[dict[str, Path], set[str], list
             if match.group(3).upper() == "SUMMARY":
                 summaries[plan_id] = path
             else:
-                plans.add(plan_id)
+                plans[plan_id] = path
         elif path.name.upper().endswith("SUMMARY.MD"):
             excluded.append(path)
     return summaries, plans, excluded
@@ -293,11 +311,12 @@ def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> P
         planning=planning,
         name=name,
         summaries=tuple((pid, summaries[pid]) for pid in ordered),
-        plan_ids=tuple(sorted(plans | set(summaries), key=_plan_sort_key)),
-        missing_summaries=tuple(sorted(plans - set(summaries), key=_plan_sort_key)),
+        plan_ids=tuple(sorted(set(plans) | set(summaries), key=_plan_sort_key)),
+        missing_summaries=tuple(sorted(set(plans) - set(summaries), key=_plan_sort_key)),
         excluded=tuple(excluded),
         roadmap=status,
         archived=archived,
+        plan_files=tuple(plans[pid] for pid in sorted(plans, key=_plan_sort_key)),
     )
 
 

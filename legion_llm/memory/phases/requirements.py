@@ -7,9 +7,18 @@ text states):
   `requirements_pending` say what the list means);
 - `## Requirements Covered|Satisfied|...` sections (a bullet's head or a table's first cell);
 - `**Requirement(s):**` lines;
+- verification sections: an item or table row that starts with an id;
 - prose status lines anywhere outside fences: a sentence with a status word (satisfies,
   completes, closes, covers, implements, addresses, fulfils, delivers, meets, passes, verified
   ...) reports the ids it names (`AUTH-01, AUTH-02 all satisfied`).
+
+Precision: an id is a requirement when it is declared (a frontmatter requirements list, a
+requirements section or line, the ROADMAP's phase entry, a definition line of REQUIREMENTS.md,
+a PLAN's requirements list: `declared`) or stated in a tight requirement context: a
+requirement word or status verb right before or after the ids (`satisfies AUTH-01`,
+`R3 and R4 covered`). A prose report of an undeclared id in a looser sentence, or of an id used
+as a name (`the RCF-1 form`, `ISO-8601 timestamps`: a lower-case word right after it), is no
+report (`Report.tight` says which; `keep_reports` applies the rule).
 
 Id styles: `REQ-01`, `AUTH-02`, `L9I-01`, `FR-GATE-A1-02`, `R1`, dotted `R1.1` (and, in a
 frontmatter requirements list, any one-word id-like item such as `04.2-K1` or `SYNC_05`); ranges `R1.1–R1.4`,
@@ -48,6 +57,7 @@ _NOT_IN_PROSE = re.compile(
     r"BASE|WCAG|ARIA|HTML|CSS|IPV|WPA|H|MP|HS|RS|PS)-\d"
 )
 _REQ_HEADING = re.compile(r"^#{2,4}\s+Requirements?\b", re.IGNORECASE)
+_VERIFY_HEADING = re.compile(r"^#{2,4}\s+(?:.*\b)?(?:verification|verified)\b", re.IGNORECASE)
 _REQ_LINE = re.compile(
     r"^\s*(?:[-*>]\s*)*(?:\*\*)?Requirements?(?:\*\*)?\s*:\s*(?:\*\*)?\s*:?\s*(.*)$",
     re.IGNORECASE,
@@ -94,6 +104,7 @@ class Report:
     source: str  # "frontmatter" | "section" | "line" | "prose"
     text: str
     stated: Verdict
+    tight: bool = True  # a prose report in a tight requirement context (module docstring)
 
     def verdict(self, outcome: str) -> Verdict:
         """The stated verdict, bounded by the plan's outcome (a failed plan passes nothing)."""
@@ -228,12 +239,74 @@ def _prose_reports(line: str) -> list[Report]:
     for sentence in _SENTENCE.split(line):
         if not _STATUS_WORD.search(sentence):
             continue
-        text = " ".join(sentence.replace("**", "").split()).rstrip(" ;,")
+        text = " ".join(sentence.replace("**", "").replace("`", "").split()).rstrip(" ;,")
         for clause in _CLAUSE.split(text):
             stated = stated_verdict(clause if _SIGNAL.search(clause) else text)
-            found += [Report(i, "prose", text, _qualified(i, clause, stated))
+            found += [Report(i, "prose", text, _qualified(i, clause, stated), _tight(i, clause))
                       for i in ids_in_prose(clause)]  # fmt: skip
     return found
+
+
+# ids written together: `AUTH-01, AUTH-02 and AUTH-03`, `R1/R2`, `FX-01..03`, `R1.1–R1.4`
+_GROUP = re.compile(
+    rf"{EDGE_BEFORE}{_ID}(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|&|\band\b|\bor\b|[–—]|\.\.)\s*"
+    rf"(?:{_ID}|\d+(?![\w.]))){{0,40}}"
+)
+_CONTEXT_BEFORE = re.compile(
+    r"\b(?:satisf\w*|implement\w*|cover\w*|clos\w*|fulfil\w*|meets?|met|address\w*|"
+    r"complet\w*|requirements?|reqs?)\b[\s:]*(?:[^\s.;:!?]+\s+){0,3}$",
+    re.I,
+)
+_CONTEXT_AFTER = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?(?:(?:is|are|was|were|now|all|both|each|fully|also|have been|"
+    r"has been|been)\s+)*(?:satisf\w*|implement\w*|cover\w*|closed|fulfil\w*|met|addressed|"
+    r"complete\w*|done|delivered|verified|pass\w*|✓|✅)",
+    re.I,
+)
+# a lower-case word right after an id makes it a name (`RCF-1 form`), except these and verbs
+# (`-ed`, `-ing`: `FX-01..03 carried over`)
+_AFTER_OK_WORDS = """
+    is are was were be been being and or all both each now fully partially also still not
+    complete completed done passed passes pass verified satisfied covered implemented closed met
+    addressed delivered fulfilled requirement requirements remains remain with via in by through
+    per at on to from for as into under which that pending deferred open partial failed fails
+    fail blocked has have had through thru
+"""
+_AFTER_OK = frozenset(_AFTER_OK_WORDS.split())
+
+
+def _tight(rid: str, clause: str) -> bool:
+    """Whether the clause reports `rid` in a tight requirement context, not as a name."""
+    where = _position(rid, clause)
+    span = next((m.span() for m in _GROUP.finditer(clause) if m.start() <= where < m.end()), None)
+    if span is None:
+        return False
+    after = clause[span[1] :]
+    word = re.match(r"^\s+([a-z][\w-]*)", after)
+    if word and word.group(1) not in _AFTER_OK and not word.group(1).endswith(("ed", "ing")):
+        return False  # `the RCF-1 form`, `ISO-8601 timestamps`: the id names a thing
+    return bool(_CONTEXT_BEFORE.search(clause[: span[0]]) or _CONTEXT_AFTER.match(after))
+
+
+def _position(rid: str, clause: str) -> int:
+    """Where the clause writes `rid`, or the range it is a member of (-1: nowhere)."""
+    found = re.search(rf"{EDGE_BEFORE}{re.escape(rid)}{EDGE_AFTER}", clause)
+    if found:
+        return found.start()
+    for pattern in (RANGE_RE, THROUGH_RE):
+        for match in pattern.finditer(clause):
+            last = match.group(2) or (match.group(3) if pattern is RANGE_RE else None)
+            if last and rid in expand_range(match.group(1), last):
+                return match.start()
+    return -1
+
+
+def keep_reports(reports: Iterable[Report], declared: Iterable[str]) -> list[Report]:
+    """The reports that make an id a requirement: every declaration, and a prose report when
+    the id is declared somewhere or the sentence states it tightly (module docstring)."""
+    found = list(reports)
+    known = set(declared) | {r.id for r in found if r.source != "prose"}
+    return [r for r in found if r.source != "prose" or r.tight or r.id in known]
 
 
 def _qualified(rid: str, clause: str, stated: Verdict) -> Verdict:
@@ -246,7 +319,7 @@ def requirement_reports(text: str) -> list[Report]:
     """Every place a summary names a requirement id in a requirement source or status line."""
     frontmatter, body = split_frontmatter(text)
     found = _frontmatter_reports(frontmatter)
-    title, in_section = "", False
+    title, in_section, in_verify = "", False, False
     in_fence = False
     for line in body.split("\n"):
         if line.lstrip().startswith("```"):
@@ -256,6 +329,7 @@ def requirement_reports(text: str) -> list[Report]:
             continue
         if line.startswith("#"):
             in_section = bool(_REQ_HEADING.match(line))
+            in_verify = not in_section and bool(_VERIFY_HEADING.match(line))
             title = line.lstrip("#").strip()
             continue
         match = _REQ_LINE.match(line)
@@ -271,8 +345,20 @@ def requirement_reports(text: str) -> list[Report]:
                 stated = stated_verdict(note) if note else stated_verdict(title)
                 found += [Report(i, "section", _one_line(line), stated) for i in ids]
                 continue
+        if in_verify and (verified := _verified_item(line)):
+            found += verified
+            continue
         found += _prose_reports(line)
     return found
+
+
+def _verified_item(line: str) -> list[Report]:
+    """A verification section's item or row that starts with an id and says how it went."""
+    head, note = _section_item(line)
+    ids = ids_in_prose(head)
+    if not ids or not head.strip().startswith(ids[0]) or not note.strip():
+        return []
+    return [Report(i, "section", _one_line(line), stated_verdict(note)) for i in ids]
 
 
 def _one_line(text: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from legion_llm.memory.files import read_text
+from legion_llm.memory.phases.declared import declared_ids
 from legion_llm.memory.phases.extract import PhaseFacts, normalise, phase_facts
 from legion_llm.memory.phases.find import Phase
 from legion_llm.memory.phases.statements import PlanDoc
@@ -40,7 +41,7 @@ class Prepared:
 def prepare(phase: Phase) -> Prepared:
     """Read the plan summaries (never modified) and extract what must survive."""
     texts = [(pid, path.name, normalise(read_text(path) or "")) for pid, path in phase.summaries]
-    facts = phase_facts(texts, phase.roadmap.requirement_ids)
+    facts = phase_facts(texts, phase.roadmap.requirement_ids, declared_ids(phase))
     roadmap = read_text(phase.roadmap.path) if phase.roadmap.path else None
     docs = tuple(PlanDoc(plan, text) for plan, (_, _, text) in zip(facts.plans, texts, strict=True))
     summaries = [text for _, _, text in texts]
