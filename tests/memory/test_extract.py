@@ -63,6 +63,9 @@ def test_paths_equal_the_ground_truth(case: str) -> None:
     assert len(found) == len(set(found))
     for not_path in exp.get("not_paths", []):
         assert not_path not in found
+    # a glob is kept as written (find_paths reads it) but is no file the phase must keep
+    named = {p for plan in facts_of(case).plans for p in plan.paths}
+    assert all(glob in named and glob not in found for glob in exp.get("globs", []))
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 # re-exported: the one import surface for what compaction must keep
 from legion_llm.memory.phases.paths import expand_braces as expand_braces
+from legion_llm.memory.phases.paths import file_paths as file_paths
 from legion_llm.memory.phases.paths import find_paths as find_paths
 from legion_llm.memory.phases.paths import is_path as is_path
 from legion_llm.memory.phases.paths import normalise as normalise
@@ -215,7 +216,7 @@ def phase_facts(
         known |= {r.id for r in requirement_reports(text) if r.source != "prose"}
     plans = tuple(plan_facts(pid, name, text, known) for pid, name, text in summaries)
     ids = sort_ids(unique([*roadmap, *(i for p in plans for i in p.requirement_ids)]))
-    paths = unique(path for p in plans for path in p.paths)
+    paths = file_paths(path for p in plans for path in p.paths)
     return PhaseFacts(tuple(ids), tuple(paths), plans, roadmap)
 
 

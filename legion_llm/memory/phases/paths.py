@@ -9,7 +9,14 @@ bare `name.ext` names a file even when the extension is not a common one (`Procf
 Slash commands (`/beacon`), scoped npm packages (`@node-rs/argon2`), dotted identifiers
 (`harbor.search.bulk`), fractions (`3/2`), bare extensions (`.mjs`, `.test.ts`), glob-only
 fragments (`/*.ts`, `**/*.md`), file names joined by a slash (`STATE.md/ROADMAP.md`) and
-technology names (`Node.js`) are not paths; env files (`.env.local`) are.
+technology names (`Node.js`, libraries such as `Auth.js`) are not paths; env files
+(`.env.local`) are. Neither are code expressions (`console.log`, `process.env`,
+`assert+console.log`) nor URLs and module import paths that start with a host
+(`github.com/x/y/pkg.v2`, `gopkg.in/yaml.v3`).
+
+Which paths a phase must keep (`file_paths`): every file path, but not a glob (kept as written
+when a text names it, never a Files row of its own) nor a bare name the phase also names with
+its folder (`types.ts` beside `src/types.ts`: the full one is kept).
 """
 
 from __future__ import annotations
@@ -59,7 +66,35 @@ KNOWN_DOTFILES = _words(
 TECH_NAMES = _words(
     """
     node.js next.js vue.js nuxt.js express.js three.js d3.js chart.js react.js ember.js
-    backbone.js alpine.js solid.js deno.js socket.io moment.js day.js angular.js
+    backbone.js alpine.js solid.js deno.js socket.io moment.js day.js angular.js auth.js
+    postgres.js pdf.js p5.js hls.js video.js anime.js ethers.js web3.js tone.js matter.js
+    pixi.js paper.js fabric.js howler.js popper.js swiper.js tensorflow.js ml5.js brain.js
+    immutable.js knockout.js marked.js highlight.js prism.js lodash.js underscore.js
+    """
+)
+# `console.log`, `process.env`: an object and its member, not a file (`console.svg` is one)
+CODE_OBJECTS = _words("console logger process res req window document self this navigator")
+CODE_MEMBERS = _words(
+    """
+    log env json exit error warn info debug cwd argv platform stdout stderr send status body
+    query params location href title
+    """
+)
+# the host a URL or a Go-style module path starts with (`github.com/...`, `gopkg.in/...`)
+_HOST = re.compile(
+    r"^(?:(?:www\.)?(?:[a-z0-9-]+\.)+(?:com|org|net|dev|in|co|ai|app|cloud|edu|gov)"
+    r"|(?:[a-z0-9-]+\.)*(?:k8s\.io|crates\.io|docs\.rs|pkg\.go\.dev))/",
+    re.IGNORECASE,
+)
+# files a project keeps at its root: a bare name is that file, not a nested one of the same name
+ROOT_FILES = _words(
+    """
+    package.json package-lock.json pnpm-lock.yaml yarn.lock tsconfig.json pyproject.toml
+    setup.py setup.cfg requirements.txt Cargo.toml Cargo.lock go.mod go.sum README.md
+    CHANGELOG.md CLAUDE.md AGENTS.md composer.json build.gradle settings.gradle pom.xml
+    docker-compose.yml docker-compose.yaml vite.config.ts vitest.config.ts jest.config.js
+    eslint.config.js biome.json deno.json bun.lockb uv.lock poetry.lock Pipfile.lock
+    CMakeLists.txt Package.swift build.gradle.kts settings.gradle.kts gradle.properties
     """
 )
 _TOKEN_SPLIT = re.compile(r"[\s`\"|<>=]+|\]\(|\)\[")
@@ -135,6 +170,10 @@ def is_path(token: str) -> bool:
         return False
     last = token.rsplit("/", 1)[-1]
     nested = "/" in token
+    if not nested and ("+" in token or _member(token)):
+        return False  # a code expression, not a file
+    if nested and _HOST.match(token):
+        return False  # a URL or a module import path
     if not nested and last.lower() in TECH_NAMES:
         return False
     if nested and _file_named_folder(token):
@@ -241,6 +280,24 @@ def paths_per_line(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def _line_paths(line: str) -> tuple[str, ...]:
     """The paths of one line (cached: a document is checked several times as it is settled)."""
     return tuple(t for t in _candidates(line) if is_path(t))
+
+
+def _member(token: str) -> bool:
+    stem, _, ext = token.partition(".")
+    return stem in CODE_OBJECTS and ext in CODE_MEMBERS
+
+
+def is_glob(path: str) -> bool:
+    return "*" in path or "?" in path
+
+
+def file_paths(paths: Iterable[str]) -> list[str]:
+    """The paths a phase must keep: files, not globs, and no bare name the phase also names
+    with its folder (module docstring)."""
+    found = unique(paths)
+    names = {p.rsplit("/", 1)[-1] for p in found if "/" in p and not is_glob(p)}
+    nested = names - ROOT_FILES - BARE_NAMES - KNOWN_DOTFILES
+    return [p for p in found if not is_glob(p) and ("/" in p or p not in nested)]
 
 
 def expand_braces(path: str) -> list[str]:

@@ -151,7 +151,7 @@ class EngineProposer:
         return digest
 
     def _facts(self, docs: tuple[PlanDoc, ...]) -> PhaseFacts:
-        return self.prep.facts if len(self.chunks) == 1 else chunk_facts(docs)
+        return self.prep.facts if len(self.chunks) == 1 else chunk_facts(docs, self.prep.facts)
 
     def _context(
         self, docs: tuple[PlanDoc, ...], review: Review | None = None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from legion_llm.llm.budget import check_fits
 from legion_llm.memory.phases.extract import (
     PhaseFacts,
+    file_paths,
     find_paths,
     requirement_ids,
     sort_ids,
@@ -73,10 +74,14 @@ def _verdicts(ids: Sequence[str], facts: PhaseFacts) -> str:
     return "\n".join(lines) or "(none)"
 
 
-def chunk_facts(docs: Sequence[PlanDoc]) -> PhaseFacts:
-    """The ids and paths the given plans (or parts) name: what one map call must keep."""
+def chunk_facts(docs: Sequence[PlanDoc], phase: PhaseFacts | None = None) -> PhaseFacts:
+    """The ids and paths the given plans (or parts) name: what one map call must keep (of the
+    phase's own, when `phase` is given: the same precision rules as the whole phase)."""
     ids = sort_ids(unique(i for d in docs for i in requirement_ids(d.text)))
-    paths = unique(p for d in docs for p in find_paths(d.text))
+    paths = file_paths(p for d in docs for p in find_paths(d.text))
+    if phase is not None:
+        ids = [i for i in ids if i in phase.requirement_ids]
+        paths = [p for p in paths if p in phase.paths]
     plans = {doc.facts.id: doc.facts for doc in docs}
     return PhaseFacts(tuple(ids), tuple(paths), tuple(plans.values()))
 
