@@ -94,6 +94,17 @@ def test_our_own_output_verifies_and_a_later_edit_is_caught(tmp_path: Path) -> N
     assert edited.missing_ids == ["R14"]
 
 
+def test_an_id_without_its_own_verdict_line_is_missing(tmp_path: Path) -> None:
+    phase = phase_of("requirement-id-styles", tmp_path, "1")
+    compact_phase(phase, OfflineEngine(), today=TODAY)
+    lines = phase.compacted_path.read_text().split("\n")
+    verdict = next(line for line in lines if line.startswith("- R14: "))
+    phase.compacted_path.write_text("\n".join(line for line in lines if line != verdict))
+    text, report = check_compacted(phase)
+    assert "R14" in text.split("---")[1]  # still in the frontmatter
+    assert report.missing_ids == ["R14"] and not report.ok
+
+
 # A careless hand-made (or model-made) file: every id and path may be there, but its claims are
 # not what the summaries say.
 CARELESS = """---

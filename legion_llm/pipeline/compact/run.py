@@ -89,7 +89,9 @@ def check_compacted(phase: Phase) -> tuple[str, Checked]:
         raise InputError(f"{phase.compacted_path} does not exist (run `legion-llm compact`)")
     prep = prepare(phase)
     text = normalise(text)
-    presence = verify_document(text, prep.facts, prep.sources,
+    claimed = parse_document(text)
+    verdicts = [r.requirement_id for r in claimed.digest.verification]
+    presence = verify_document(text, prep.facts, prep.sources, verdict_ids=verdicts,
                                tokens_original=prep.tokens_original)  # fmt: skip
     return text, Checked(**vars(presence), grounding=ground_text(text, prep))
 

@@ -12,9 +12,11 @@ both for one proposal.
 - shape: which of the spec's sections are missing, which extra ones exist, which plans it never
   names, and which frontmatter keys are absent.
 
-With `strict=True` (the compactor's own output) an id must have a verdict line in the
-Verification section and a path sit in the Files Modified table; a hand-made file only has to
-mention them somewhere.
+An id counts as kept only with its own verdict line in Verification (the compactor's
+`- R1: PASS — ...`, or, in a file made by anyone, any verdict line parse.py reads: `verdict_ids`);
+an id named only in the frontmatter or in other text is missing. With `strict=True` (the
+compactor's own output) a path must also sit in the Files Modified table; a hand-made file only
+has to mention it somewhere.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from legion_llm.memory.phases.extract import (
     find_paths,
     ids_present,
     path_present,
+    range_members,
     sections,
     split_frontmatter,
 )
@@ -151,11 +154,16 @@ def verify_document(
     *,
     tokens_original: int,
     strict: bool = False,
+    verdict_ids: Sequence[str] | None = None,
 ) -> VerifyReport:
     """Every check of the module docstring over one document (linear in its size: each scope
-    is scanned once; only what that scan misses is searched for again)."""
+    is scanned once; only what that scan misses is searched for again). `verdict_ids`: the ids
+    a hand-made file's verdict lines name (else the compactor's own verdict lines are read)."""
     frontmatter, body = split_frontmatter(text)
-    id_scope = _verdict_heads(_section_text(body, "Verification")) if strict else text
+    if verdict_ids is None:
+        id_scope = _verdict_heads(_section_text(body, "Verification"))
+    else:
+        id_scope = "\n".join([*verdict_ids, *(m for i in verdict_ids for m in range_members(i))])
     path_scope = _section_text(body, "Files Modified") if strict else text
     named_paths = find_paths(text)
     in_scope = set(named_paths) if path_scope is text else set(find_paths(path_scope))
