@@ -203,3 +203,41 @@ def test_phase_context_prefers_the_compacted_summary(tmp_path: Path) -> None:
     phase.compacted_path.write_text("# compacted\n")
     context = phase_context(load_phase(phase.folder, phase.planning))
     assert (context.source, context.text) == ("compacted", "# compacted\n")
+
+
+def test_a_phase_of_one_plan_without_a_plan_number(tmp_path: Path) -> None:
+    from datetime import date
+
+    from legion_llm.llm.engine import Notices, OfflineEngine
+    from legion_llm.pipeline.compact.run import check_compacted, compact_phase
+
+    planning = tmp_path / ".planning"
+    folder = planning / "phases" / "04-search"
+    folder.mkdir(parents=True)
+    (planning / "ROADMAP.md").write_text("# Roadmap\n\n- [x] Phase 4: Search\n")
+    (folder / "04-PLAN.md").write_text("---\nphase: 04\n---\n# Plan\n")
+    (folder / "04-SUMMARY.md").write_text(
+        "# Phase 4 Summary: Search\n\n**Status:** Complete\n\n## What Was Done\n"
+        "- Added the ranked search endpoint in src/search/rank.py\n"
+    )
+    (folder / "TEST_SUMMARY.md").write_text("# Tests\n\nall green\n")
+    phase = find_phase(tmp_path, "4")
+    assert [(pid, p.name) for pid, p in phase.summaries] == [("04", "04-SUMMARY.md")]
+    assert phase.missing_summaries == () and [p.name for p in phase.excluded] == ["TEST_SUMMARY.md"]
+    result = compact_phase(phase, OfflineEngine(notices=Notices(sink=None)),
+                           today=date(2026, 12, 3))  # fmt: skip
+    assert "- **04 Search** (Complete): Added the ranked search endpoint" in result.text
+    _, report = check_compacted(phase)
+    assert report.ok and report.grounding == [] and report.plans_missing == []
+
+
+def test_numbered_plans_win_over_a_stray_phase_summary(tmp_path: Path) -> None:
+    planning = tmp_path / ".planning"
+    folder = planning / "phases" / "04-search"
+    folder.mkdir(parents=True)
+    (planning / "ROADMAP.md").write_text("# Roadmap\n\n- [x] Phase 4: Search\n")
+    (folder / "04-01-SUMMARY.md").write_text("# Plan 04-01 Summary: Rank\n")
+    (folder / "04-SUMMARY.md").write_text("# Phase 4 roll-up\n")
+    phase = find_phase(tmp_path, "4")
+    assert [pid for pid, _ in phase.summaries] == ["04-01"]
+    assert [p.name for p in phase.excluded] == ["04-SUMMARY.md"]

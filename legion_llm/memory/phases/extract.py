@@ -50,7 +50,7 @@ _AGENT_LINE = re.compile(
     r"^\s*(?:>\s*)?(?:\*\*Agent:?\*\*\s*:?|#{2,3}\s+Agent\s*:)\s*(.+?)\s*$", re.IGNORECASE
 )
 _NAME_PATTERNS = [
-    re.compile(r"^Plan\s+\S+\s+Summary\s*(?:[:—–]|-\s)\s*(.+)$", re.IGNORECASE),
+    re.compile(r"^(?:Plan|Phase)\s+\S+\s+Summary\s*(?:[:—–]|-\s)\s*(.+)$", re.IGNORECASE),
     re.compile(r"^Phase\s+\S+\s+Plan\s+\S+?\s*[:—–]\s*(.+?)(?:\s+Summary)?$", re.IGNORECASE),
     re.compile(r"^Plan\s+\S+?\s*[:—–]\s*(.+)$", re.IGNORECASE),
     re.compile(r"^\S+\s+Summary\s*[:—–]\s*(.+)$", re.IGNORECASE),

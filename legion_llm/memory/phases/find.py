@@ -8,7 +8,8 @@ moves them, `.planning/milestones/v{X.Y}-phases/{NN-name}/`, next to that milest
 number (phase numbers restart per milestone); the ROADMAP's name for the phase picks one by its
 slug, else the user is asked to pass the folder.
 
-Plan summaries are `{NN}-{PP}[a-z]-SUMMARY.md` (`02-01a`, `06.1-01`); other summaries in or
+Plan summaries are `{NN}-{PP}[a-z]-SUMMARY.md` (`02-01a`, `06.1-01`), or, in a phase of one
+plan written without a plan number, `{NN}-SUMMARY.md` (plan id `{NN}`); other summaries in or
 near the folder (`08-CLOSEOUT-SUMMARY.md`, milestone, quick-task and research summaries) are
 not plan summaries. Completion is read from every ROADMAP signal: the checklist `[x]`, the
 Progress table's Status (`Complete`, `Complete (reviewed)`, `**Shipped** ...`) or GSD's `4/4`.
@@ -28,6 +29,8 @@ from legion_llm.memory.table import parse_markdown
 
 PHASE_DIR_RE = re.compile(r"^(\d+(?:\.\d+)?)-(.+)$")
 PLAN_FILE_RE = re.compile(r"^(\d+(?:\.\d+)?)-(\d+[a-z]?)-(SUMMARY|PLAN)\.md$", re.IGNORECASE)
+# a phase of one plan written without a plan number: `16-PLAN.md` and `16-SUMMARY.md`
+SINGLE_PLAN_FILE_RE = re.compile(r"^(\d+(?:\.\d+)?)-(SUMMARY|PLAN)\.md$", re.IGNORECASE)
 _CHECK_RE = re.compile(
     r"^\s*[-*]\s*\[([ xX])\]\s*(?:\*\*)?Phase\s+(\d+(?:\.\d+)?)\s*[:.—–-]\s*(.*)$", re.IGNORECASE
 )
@@ -272,16 +275,26 @@ def _plan_files(folder: Path, key: str) -> tuple[dict[str, Path], dict[str, Path
     summaries: dict[str, Path] = {}
     plans: dict[str, Path] = {}
     excluded: list[Path] = []
+    single: dict[str, Path] = {}
     for path in sorted(folder.glob("*.md")):
         match = PLAN_FILE_RE.match(path.name)
+        alone = SINGLE_PLAN_FILE_RE.match(path.name)
         if match and phase_key(match.group(1)) == key:
             plan_id = f"{match.group(1)}-{match.group(2)}"
             if match.group(3).upper() == "SUMMARY":
                 summaries[plan_id] = path
             else:
                 plans[plan_id] = path
+        elif alone and phase_key(alone.group(1)) == key and alone.group(2).upper() == "SUMMARY":
+            single[alone.group(1)] = path
         elif path.name.upper().endswith("SUMMARY.MD"):
             excluded.append(path)
+    if single and not summaries:  # the phase's one plan, its id as the files write it (`16`)
+        summaries.update(single)
+        plans.update({pid: folder / f"{pid}-PLAN.md" for pid in single
+                      if (folder / f"{pid}-PLAN.md").is_file()})  # fmt: skip
+    else:
+        excluded += single.values()
     return summaries, plans, excluded
 
 

@@ -73,11 +73,13 @@ TECH_NAMES = _words(
     """
 )
 # `console.log`, `process.env`: an object and its member, not a file (`console.svg` is one)
-CODE_OBJECTS = _words("console logger process res req window document self this navigator")
+CODE_OBJECTS = _words(
+    "console logger process res req window document self this navigator e ev evt event err"
+)
 CODE_MEMBERS = _words(
     """
     log env json exit error warn info debug cwd argv platform stdout stderr send status body
-    query params location href title
+    query params location href title key target value code message stack name type detail
     """
 )
 # the host a URL or a Go-style module path starts with (`github.com/...`, `gopkg.in/...`)

@@ -36,7 +36,7 @@ from legion_llm.pipeline.compact.render import (
     RequirementItem,
 )
 
-_PLAN = r"\d+(?:\.\d+)?-\d+[a-z]?"
+_PLAN = r"\d+(?:\.\d+)?(?:-\d+[a-z]?)?"
 _ITEM = re.compile(r"^[-*+]\s+(.*)$")
 _PLAN_HEAD = re.compile(
     rf"^(?:\*\*)?(?:Plan\s+)?(?P<plan>{_PLAN}|\S+?)(?P<name>[^*:]*?)(?:\*\*)?"
