@@ -63,8 +63,7 @@ def test_repair_adds_rows_only_for_real_files(tmp_path: Path) -> None:
     empty = PhaseDigest(deliverables=[], decisions=[], files=[], verification=[], checks=[],
                         agents=[])  # fmt: skip
     result = compact_phase(phase, FakeEngine().enqueue(empty, empty), today=date(2026, 12, 3))
-    rows = [line.split("|")[1].strip() for line in result.text.split("\n")
-            if line.startswith("| ") and not line.startswith("| File")]  # fmt: skip
+    rows = [f.path for f in result.settled.digest.files]
     assert rows == ["src/types.ts", "src/api/client.ts"]
     assert result.facts.paths == ("src/types.ts", "src/api/client.ts")
     assert result.settled.review.ok and "console.log" not in rows

@@ -226,7 +226,8 @@ def test_a_phase_of_one_plan_without_a_plan_number(tmp_path: Path) -> None:
     assert phase.missing_summaries == () and [p.name for p in phase.excluded] == ["TEST_SUMMARY.md"]
     result = compact_phase(phase, OfflineEngine(notices=Notices(sink=None)),
                            today=date(2026, 12, 3))  # fmt: skip
-    assert "- **04 Search** (Complete): Added the ranked search endpoint" in result.text
+    assert [d.plan_id for d in result.settled.digest.deliverables] == ["04"]
+    assert "Added the ranked search endpoint" in result.text
     _, report = check_compacted(phase)
     assert report.ok and report.grounding == [] and report.plans_missing == []
 

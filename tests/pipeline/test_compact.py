@@ -102,7 +102,7 @@ def test_force_is_recorded_and_roadmap_only_ids_are_flagged(tmp_path: Path) -> N
     text = phase.compacted_path.read_text()
     assert "forced: true" in text
     assert 'forced_reason: "plan(s) 05-03 have a PLAN but no SUMMARY"' in text
-    assert "- NOTF-03: NOT VERIFIED — no plan summary of this phase reports it" in text
+    assert "- NOTF-03: NOT VERIFIED — not reported by the summaries" in text
     assert "requirements_not_satisfied: [NOTF-03]" in text
     assert "warning: plan(s) 05-03 have a PLAN but no SUMMARY (--force)" in result.warnings
 

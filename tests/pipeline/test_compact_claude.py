@@ -207,7 +207,7 @@ def test_an_empty_answer_is_re_asked_and_the_fixed_one_is_written(
     ("case", "spec", "claims", "expected"),
     [
         ("missing-plan-summary", "5", {"NOTF-03": "pass"},  # its plan left no SUMMARY
-         ["- NOTF-03: NOT VERIFIED — no plan summary of this phase reports it"]),
+         ["- NOTF-03: NOT VERIFIED — not reported by the summaries"]),
         ("prose-status-requirements", "5", {"R2.6": "pass", "R2.8": "pass", "R2.7": "pass"},
          ["- R2.6: NOT VERIFIED", "- R2.7: PARTIAL", "- R2.8: NOT VERIFIED"]),
     ],

@@ -22,7 +22,6 @@ from typing import Any
 from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.phases.extract import PhaseFacts
 from legion_llm.memory.phases.markdown import first_clause
-from legion_llm.memory.phases.paths import find_paths
 from legion_llm.memory.phases.statements import (
     DecisionFact,
     PlanDoc,
@@ -31,7 +30,7 @@ from legion_llm.memory.phases.statements import (
     is_content,
     plan_statements,
 )
-from legion_llm.pipeline.compact.files import file_items, named_in
+from legion_llm.pipeline.compact.files import file_items
 from legion_llm.pipeline.compact.render import (
     NOT_RECORDED,
     AgentItem,
@@ -50,7 +49,7 @@ MAX_RATIO = 0.50
 MINIMAL_WORDS = 12  # a deliverable at the least detail: its first words, never nothing
 MINIMAL_DECISIONS = 2  # per plan, at the least detail (the first ones a summary lists)
 # the evidence of an id no summary of the phase reports (the ROADMAP's or a declared one)
-UNREPORTED = "no plan summary of this phase reports it"
+UNREPORTED = "not reported by the summaries"
 
 
 @dataclass(frozen=True)
@@ -189,9 +188,14 @@ def _add_follow_ups(old: DeliverableItem, new: DeliverableItem) -> DeliverableIt
 
 
 def compact_extractive(ctx: CompactContext) -> PhaseDigest:
-    """The most detailed level whose rendered size stays near the target share (see LEVELS)."""
+    """The most detailed level whose rendered size stays near the target share (see LEVELS);
+    for a phase so small that even the least detail is longer than its originals, the minimal
+    digest when it is shorter (a compacted file is never longer than what it compacts)."""
     chosen = digest_at(ctx, LEVELS[0])
     budget = max(ctx.tokens_original, 1)
+    if ctx.measure(chosen) > budget:
+        least = minimal_digest(ctx)
+        return least if ctx.measure(least) < ctx.measure(chosen) else chosen
     for detail in LEVELS[1:]:
         if ctx.measure(chosen) / budget >= ctx.target:
             break
@@ -204,27 +208,22 @@ def compact_extractive(ctx: CompactContext) -> PhaseDigest:
 
 def minimal_digest(ctx: CompactContext) -> PhaseDigest:
     """The least a compacted file can honestly say, the last rung of settle.py's ladder: each
-    plan's first words (or NOT_RECORDED), its first decision, every path `named in` its plans,
+    plan's first words (or NOT_RECORDED), its first decision, every path `named`,
     every id with its grounded verdict and the plans reporting it; no checks, no agent notes."""
     plans = [plan_statements(doc.facts, doc.text) for doc in ctx.docs]
     least = LEVELS[0]
-    naming = {p.plan: set(find_paths(p.parts.text)) for p in plans}
     return PhaseDigest(
         deliverables=_merge_parts(
             [DeliverableItem(plan_id=p.plan, summary=_first_words(p), follow_ups=[]) for p in plans]
         ),
         decisions=[_decision(p.plan, p.decisions[0], least) for p in plans if p.decisions],
-        files=[_named(path, naming) for path in ctx.paths],
+        files=[FileItem(path=path, change="named") for path in ctx.paths],
         verification=[_requirement(rid, plans, least) for rid in ctx.requirement_ids],
         checks=[],
         agents=[
             AgentItem(agent=a, work="") for a in dict.fromkeys(p.facts.agent for p in plans) if a
         ],
     )
-
-
-def _named(path: str, naming: dict[str, set[str]]) -> FileItem:
-    return FileItem(path=path, change=named_in([pid for pid, n in naming.items() if path in n]))
 
 
 def _first_words(plan: PlanStatements) -> str:

@@ -5,7 +5,8 @@ the file is read into a PhaseDigest: deliverable bullets (`- **03-01 Name** (sta
 `- Plan 03-01: text`), decision bullets (`- (03-01) text. Why: ... Rejected: ...`), the
 `| File | Change |` rows (one item per path in a cell; a cell naming no path is kept as written),
 verdict lines (`- R1: PASS — evidence`, or a table row holding an id and a verdict), plan check
-lines (`- Plan 03-01: result`) and agent lines (`- agent: 03-01 — work`). What a hand-made file
+lines (`- Plan 03-01: result`) and agent lines (`- agent: 03-01 — work`); in the per-plan
+layout of a very small phase, each `## Plan` section's lines. What a hand-made file
 says in other shapes is not read, and therefore not held against it; the frontmatter's
 `requirements_satisfied` list is a claim of PASS for each id.
 """
@@ -27,6 +28,7 @@ from legion_llm.memory.phases.extract import (
 from legion_llm.memory.table import parse_markdown
 from legion_llm.pipeline.compact.ground import Problem
 from legion_llm.pipeline.compact.render import (
+    PER_PLAN,
     AgentItem,
     CheckItem,
     DecisionItem,
@@ -175,9 +177,45 @@ def _satisfied(frontmatter: list[str]) -> list[str]:
     return []
 
 
+_PLAN_SECTION = re.compile(rf"^Plan\s+(?P<plan>{_PLAN})(?:\s*\((?P<status>[^()]*)\))?\s*$")
+
+
+def _per_plan(body: str) -> PhaseDigest:
+    """The claims of the per-plan layout (render.PER_PLAN): `## Plan 02-01 (status)` sections of
+    a deliverable line with its follow-ups, `Decision:`, `Files:`, `Check:` and `Agent:` lines."""
+    digest = PhaseDigest(deliverables=[], decisions=[], files=[], verification=[], checks=[],
+                         agents=[])  # fmt: skip
+    for section in sections(body):
+        head = _PLAN_SECTION.match(section.title) if section.level == 2 else None
+        if not head:
+            continue
+        plan = head.group("plan")
+        for text, nested in _items(section):
+            label, _, rest = text.partition(": ")
+            if label == "Decision":
+                digest.decisions += _decisions(Section("", 2, (f"- ({plan}) {rest}",)))
+            elif label == "Files":
+                digest.files += [FileItem(path=p, change="named") for p in find_paths(rest)]
+            elif label == "Check":
+                digest.checks.append(CheckItem(plan_id=plan, result=rest))
+            elif label == "Agent":
+                digest.agents.append(AgentItem(agent=rest.split(" — ")[0], work=""))
+            elif not any(d.plan_id == plan for d in digest.deliverables):
+                digest.deliverables.append(DeliverableItem(plan_id=plan, summary=text,
+                                                           follow_ups=nested))  # fmt: skip
+                digest.files += [FileItem(path=p, change="named") for p in find_paths(text)]
+    return digest
+
+
 def parse_document(text: str) -> Claimed:
     """The claims of a compacted file (see the module docstring)."""
     frontmatter, body = split_frontmatter(text)
+    if any(line.strip() == f"layout: {PER_PLAN}" for line in frontmatter):
+        digest = _per_plan(body)
+        verification = next((s for s in sections(body) if s.title.lower() == "verification"),
+                            Section("", 2, ()))  # fmt: skip
+        digest.verification, _ = _verification(verification)
+        return Claimed(digest, _satisfied(frontmatter))
     found: dict[str, Section] = {}
     for section in sections(body):
         if section.level == 2:

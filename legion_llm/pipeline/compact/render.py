@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, field_validator
 
-from legion_llm.memory.phases.extract import PlanFacts, Verdict, sort_ids
+from legion_llm.memory.phases.extract import PlanFacts, Verdict, find_paths, sort_ids
 from legion_llm.memory.phases.markdown import cut_to
 from legion_llm.memory.table import encode_cell
 
@@ -160,6 +160,18 @@ class Header:
     compacted: date
     forced_reason: str | None = None
     parts_from: str | None = None  # which plans which engine wrote, when more than one did
+    layout: str = "sections"  # or, for a phase the usual layout would outgrow: TERSE, PER_PLAN
+
+    @property
+    def terse(self) -> bool:
+        return self.layout != "sections"
+
+
+# the usual sections with their least words (no outcome words, no evidence-free filler)
+TERSE = "terse"
+# a phase so small that even the terse sections outgrow it: one short section per plan
+# (its deliverable, decisions, files and check on a line each) and the Verification section
+PER_PLAN = "per-plan"
 
 
 def _flow(items: Iterable[str]) -> str:
@@ -176,13 +188,30 @@ def _frontmatter(header: Header, digest: PhaseDigest) -> list[str]:
         f"original_summaries: {_flow(header.summaries)}",
         f"requirements_satisfied: {_flow(sort_ids(dict.fromkeys(satisfied)))}",
     ]
-    if other:
+    if other and not header.terse:
         lines.append(f"requirements_not_satisfied: {_flow(sort_ids(dict.fromkeys(other)))}")
     if header.forced_reason:
-        lines += ["forced: true", f"forced_reason: {_yaml_text(header.forced_reason)}"]
+        reason = _terse_reason(header.forced_reason) if header.terse else header.forced_reason
+        lines += ["forced: true", f"forced_reason: {_yaml_text(reason)}"]
     if header.parts_from:
         lines.append(f"parts_from: {_yaml_text(header.parts_from)}")
+    if header.layout == PER_PLAN:
+        lines.append(f"layout: {PER_PLAN}")
     return [*lines, "---"]
+
+
+def _terse_reason(reason: str) -> str:
+    """The --force note in few words: which preconditions were overridden, not every plan."""
+    parts = []
+    for part in reason.split("; "):
+        missing = re.match(r"^plan\(s\) (.+) have a PLAN but no SUMMARY$", part)
+        if "not marked complete" in part:
+            parts.append("incomplete")
+        elif missing:
+            parts.append(f"{missing.group(1).count(',') + 1} plan(s) lack a SUMMARY")
+        else:
+            parts.append(part)
+    return "; ".join(parts)
 
 
 def _yaml_text(text: str) -> str:
@@ -199,10 +228,10 @@ def _deliverables(header: Header, digest: PhaseDigest) -> list[str]:
     for plan in header.plans:
         item = by_plan.get(plan.id)
         label = f"**{plan.id} {plan.name}**" if plan.name else f"**{plan.id}**"
-        status = plan.status or plan.outcome
+        status = plan.status or ("" if header.terse else plan.outcome)
         text = _one_line(item.summary) if item else "(no deliverable proposed)"
         text = text or NOT_RECORDED
-        lines.append(f"- {label} ({status})" + (f": {text}" if text else ""))
+        lines.append(f"- {label}" + (f" ({status})" if status else "") + f": {text}")
         lines += [f"  - {_one_line(f)}" for f in (item.follow_ups if item else []) if f.strip()]
     known = {p.id for p in header.plans}
     for item in digest.deliverables:
@@ -230,10 +259,10 @@ def _code(path: str) -> str:
     return f"`{path}`" if "*" in path or "__" in path or path.startswith("_") else path
 
 
-def _files(digest: PhaseDigest) -> list[str]:
+def _files(digest: PhaseDigest, terse: bool = False) -> list[str]:
     """One row per file (a move is one `from → to` row): never a cell of many paths, never an
     empty or punctuation-only cell."""
-    lines = ["| File | Change |", "|------|--------|"]
+    lines = ["| File | Change |", "|-|-|" if terse else "|------|--------|"]
     for item in digest.files:
         change = _one_line(item.change).strip(" -")
         moved = _MOVED.fullmatch(change) if change.startswith("moved from") else None
@@ -258,7 +287,8 @@ def _cell(text: str) -> str:
 
 def _verification(digest: PhaseDigest) -> list[str]:
     lines = [
-        f"- {r.requirement_id}: {r.verdict.upper()} — {_one_line(r.evidence)}"
+        f"- {r.requirement_id}: {r.verdict.upper()}"
+        + (f" — {_one_line(r.evidence)}" if r.evidence.strip() else "")
         for r in digest.verification
     ]
     lines += [f"- Plan {c.plan_id}: {_one_line(c.result)}" for c in digest.checks]
@@ -273,7 +303,7 @@ def _agents(header: Header, digest: PhaseDigest) -> list[str]:
     lines = []
     for agent, plans in plans_by_agent.items():
         names = ", ".join(p.id for p in plans)
-        who = agent or "(no agent recorded)"
+        who = agent or ("none recorded" if header.terse else "(no agent recorded)")
         extra = f" — {work[agent]}" if agent in work else ""
         lines.append(f"- {who}: {names}{extra}")
     return lines
@@ -286,16 +316,54 @@ def render(header: Header, digest: PhaseDigest) -> str:
         "",
         f"# Phase {header.phase_key}: {header.phase_name} — Compacted Summary",
     ]
+    if header.layout == PER_PLAN:
+        body += _per_plan(header, digest)
+        body += ["", "## Verification", *_verification(digest.model_copy(update={"checks": []}))]
+        return "\n".join(body) + "\n"
     parts = {
         "Deliverables": _deliverables(header, digest),
         "Decisions": _decisions(digest),
-        "Files Modified": _files(digest),
+        "Files Modified": _files(digest, header.terse),
         "Verification": _verification(digest),
         "Agents": _agents(header, digest),
     }
     for title in SECTIONS:
         body += ["", f"## {title}", *parts[title]]
     return "\n".join(body) + "\n"
+
+
+def _per_plan(header: Header, digest: PhaseDigest) -> list[str]:
+    """`## Plan 02-01 (status)` and its lines: deliverable, decisions, files, check, agent."""
+    by_plan = {d.plan_id: d for d in digest.deliverables}
+    owner = _file_owners(header, digest)
+    lines: list[str] = []
+    for plan in header.plans:
+        item = by_plan.get(plan.id)
+        lines += ["", f"## Plan {plan.id}" + (f" ({plan.status})" if plan.status else "")]
+        text = _one_line(item.summary) if item and item.summary.strip() else NOT_RECORDED
+        said = [f"- {text}"]
+        said += [f"  - {_one_line(f)}" for f in (item.follow_ups if item else []) if f.strip()]
+        said += [f"- Decision: {line[len(f'- ({plan.id}) '):]}" for line in _decisions(digest)
+                 if line.startswith(f"- ({plan.id}) ")]  # fmt: skip
+        lines += said
+        named = set(find_paths("\n".join(said)))  # a path its lines name needs no repeat
+        files = [_code(f.path) for f in digest.files
+                 if owner.get(f.path) == plan.id and f.path not in named]  # fmt: skip
+        lines += [f"- Files: {', '.join(files)}"] if files else []
+        lines += [f"- Check: {_one_line(c.result)}" for c in digest.checks if c.plan_id == plan.id]
+        if plan.agent:
+            lines.append(f"- Agent: {plan.agent}")
+    return lines
+
+
+def _file_owners(header: Header, digest: PhaseDigest) -> dict[str, str]:
+    """Each file under the first plan that names it (else the first plan)."""
+    first = header.plans[0].id if header.plans else ""
+    owners = {}
+    for item in digest.files:
+        naming = [p.id for p in header.plans if item.path in p.paths]
+        owners[item.path] = naming[0] if naming else first
+    return owners
 
 
 # ---------------------------------------------------------------- merging map results

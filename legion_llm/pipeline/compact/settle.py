@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from legion_llm.errors import EXIT_INTERNAL, LegionError
@@ -38,7 +38,7 @@ from legion_llm.memory.redact import project_redactor, text_hits, write_warning
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, minimal_proposal, offline_proposal
-from legion_llm.pipeline.compact.render import Header, PhaseDigest, render
+from legion_llm.pipeline.compact.render import PER_PLAN, TERSE, Header, PhaseDigest, render
 from legion_llm.pipeline.compact.repair import repair
 from legion_llm.pipeline.compact.verify import (
     Review,
@@ -161,6 +161,8 @@ def settle(
     _credit_repairs(sections, candidates, digest, offline, chosen.repairable)
     final = chosen if not repaired else review(prep, header, digest)
     digest, final, degraded = _degrade(prep, header, digest, final, offline, sections)
+    header, digest, final, shortened = _never_longer(prep, header, digest, final, sections)
+    degraded += shortened
     warnings = [f"warning: repaired: {note}" for note in repaired]
     warnings += [] if candidates[0].source == OFFLINE else _fallback_warnings(sections)
     warnings += [f"warning: {note}" for note in degraded]
@@ -208,6 +210,43 @@ def _degrade(
             data={"verify": final.presence.as_dict(), **final.as_dict()},
         )
     return digest, final, notes
+
+
+def _never_longer(
+    prep: Prepared,
+    header: Header,
+    digest: PhaseDigest,
+    final: Review,
+    sections: dict[str, dict[str, Any]],
+) -> tuple[Header, PhaseDigest, Review, list[str]]:
+    """A compacted file is never longer than its originals: on a phase so small that the usual
+    layout outgrows it, the terse layout, then the minimal digest (no check lines, bare NOT
+    VERIFIED lines), each in the terse layout and then in one short section per plan
+    (render.PER_PLAN): the first that fits, else the shortest."""
+    if final.presence.tokens_output <= prep.tokens_original:
+        return header, digest, final, []
+    least = minimal_proposal(prep, header)
+    bare = least.model_copy(update={"verification": [
+        r.model_copy(update={"evidence": ""}) if r.verdict == "not verified" else r
+        for r in least.verification]})  # fmt: skip
+    tried = []
+    for layout, candidate in ((TERSE, digest), (PER_PLAN, digest), (TERSE, bare), (PER_PLAN, bare)):
+        shaped = replace(header, layout=layout)
+        checked = review(prep, shaped, candidate)
+        if checked.ok:
+            tried.append((shaped, candidate, checked))
+            if checked.presence.tokens_output <= prep.tokens_original:
+                break
+    if not tried:
+        return header, digest, final, []
+    shaped, chosen, checked = min(tried, key=lambda t: t[2].presence.tokens_output)
+    note = f"the phase is small: the {shaped.layout} layout is written"
+    if chosen is bare:
+        _mark(sections, {(name, "*") for name in SECTION_NAMES}, "minimal", checked)
+        for entry in sections.values():
+            entry["because"] = ["longer than the originals"]
+        note += " with its minimal text"
+    return shaped, chosen, checked, [note]
 
 
 Key = tuple[str, str]  # (section, plan / path / id / agent; "*" for the whole section)

@@ -41,7 +41,7 @@ from legion_llm.memory.phases.extract import (
     split_frontmatter,
 )
 from legion_llm.pipeline.compact.ground import Problem
-from legion_llm.pipeline.compact.render import SECTIONS
+from legion_llm.pipeline.compact.render import PER_PLAN, SECTIONS
 
 FRONTMATTER_KEYS = ("phase", "compacted", "original_summaries", "requirements_satisfied")
 RATIO_BAND = (0.30, 0.50)
@@ -130,7 +130,7 @@ def _section_text(body: str, title: str) -> str:
     return "\n".join(s.text for s in sections(body) if s.title.lower().startswith(wanted))
 
 
-_VERDICT_HEAD = re.compile(r"^- (.+?): (?:PASS|FAIL|PARTIAL|NOT VERIFIED) —", re.M)
+_VERDICT_HEAD = re.compile(r"^- (.+?): (?:PASS|FAIL|PARTIAL|NOT VERIFIED)(?: —|$)", re.M)
 
 
 def _verdict_heads(verification: str) -> str:
@@ -160,11 +160,18 @@ def verify_document(
     is scanned once; only what that scan misses is searched for again). `verdict_ids`: the ids
     a hand-made file's verdict lines name (else the compactor's own verdict lines are read)."""
     frontmatter, body = split_frontmatter(text)
+    per_plan = f"layout: {PER_PLAN}" in frontmatter
     if verdict_ids is None:
         id_scope = _verdict_heads(_section_text(body, "Verification"))
     else:
         id_scope = "\n".join([*verdict_ids, *(m for i in verdict_ids for m in range_members(i))])
-    path_scope = _section_text(body, "Files Modified") if strict else text
+    path_scope = (
+        text
+        if not strict
+        else _plan_text(body)
+        if per_plan
+        else (_section_text(body, "Files Modified"))
+    )
     named_paths = find_paths(text)
     in_scope = set(named_paths) if path_scope is text else set(find_paths(path_scope))
     missing_paths = [
@@ -183,9 +190,11 @@ def verify_document(
         tokens_original=tokens_original,
         tokens_output=tokens_of(text),
         sections_missing=[
-            s for s in SECTIONS if not any(h.startswith(s.lower()) for h in headings)
+            s
+            for s in (("Verification",) if per_plan else SECTIONS)
+            if not any(h.startswith(s.lower()) for h in headings)
         ],
-        sections_extra=[h for h in _headings(body) if not _is_spec_section(h)],
+        sections_extra=[h for h in _headings(body) if not _is_spec_section(h, per_plan)],
         plans_missing=[
             p.id
             for p in facts.plans
@@ -197,8 +206,15 @@ def verify_document(
     )
 
 
-def _is_spec_section(heading: str) -> bool:
+def _is_spec_section(heading: str, per_plan: bool = False) -> bool:
+    if per_plan and re.match(r"^Plan\s", heading):
+        return True
     return any(heading.lower().startswith(s.lower()) for s in SECTIONS)
+
+
+def _plan_text(body: str) -> str:
+    """The plan sections of a per-plan layout (render.PER_PLAN), where its paths are named."""
+    return "\n".join(s.text for s in sections(body) if re.match(r"^Plan\s", s.title))
 
 
 def originals_tokens(summaries: Sequence[str]) -> int:
