@@ -4,12 +4,19 @@
     api = FakeMessagesAPI(responder=PhaseModel(phase, careless=True))  # drops ~20%, invents one
 
 A PhaseModel reads what a real model would read: the plans and ids listed in the request (the
-prompt's context block) and the paths their summaries name, and answers with what a competent model would write for exactly
-those plans. The text comes from the offline engine's extractive digest of the same plans (it is
-grounded in the summaries, so a perfect answer passes review as it is). A careless model drops
-every fifth listed id and path and invents one path (all of which repair fixes without a
-re-ask); `lazy_first` makes the first answer a placeholder digest (which needs a re-ask). A re-ask
-that names the sections to redo gets only those sections, the others empty, as the prompt asks.
+prompt's context block) and the paths their summaries name, and answers with what a competent
+model would write for exactly those plans. The text comes from the offline engine's extractive
+digest of the same plans, put in the model's own words ("Delivered: ...", grounded in the
+summaries by their content, not as excerpts), so a perfect answer passes review as it is.
+
+A careless model, as careless as a competent one is on a long phase: drops every fifth listed
+id and path, invents one sibling path of a real file (a Files row, and a sentence of a
+deliverable naming it), and quotes the summaries as evidence without naming the plan (the
+summary's own requirement line, `requirements-completed: [...]` for an id its frontmatter
+lists). Every one of these is a form problem repair fixes for free. On a re-ask, `reask="fix"`
+answers what it was told correctly, `reask="missing"` only restores what was missing.
+`lazy_first` makes the first answer a placeholder digest (which needs a re-ask). A re-ask that
+names the sections to redo gets only those sections, the others empty, as the prompt asks.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Any
 from legion_llm.memory.phases.find import Phase
 from legion_llm.pipeline.compact.offline import CompactContext, compact_extractive
 from legion_llm.pipeline.compact.prepare import Prepared, prepare
-from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, render
+from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, RequirementItem, render
 from legion_llm.pipeline.compact.split import chunk_facts
 from legion_llm.pipeline.compact.verify import tokens_of
 from tests.fakes.messages_api import RecordedRequest
@@ -30,7 +37,9 @@ from tests.fakes.replies import Reply
 
 INVENTED = "src/made/up/helper.py"
 SECTIONS = ("deliverables", "decisions", "files", "verification", "checks", "agents")
-_PLAN_LINE = re.compile(r"^- (\d+(?:\.\d+)?-\d+[a-z]?): .*?(?:, (part (\d+) of \d+))?\)$", re.M)
+_PLAN_LINE = re.compile(
+    r"^- (\d+(?:\.\d+)?(?:-\d+[a-z]?)?): .*?(?:, (part (\d+) of \d+))?\)$", re.M
+)
 _ID_LINE = re.compile(r"^- ([^:\n]+): (?:pass|partial|fail|not verified)\b", re.M)
 _REDO = re.compile(r"Redo only these sections: ([a-z, ]+)\.")
 
@@ -54,7 +63,9 @@ class PhaseModel:
     phase: Phase
     careless: bool = False
     lazy_first: bool = False
+    reask: str = "fix"  # or "missing": a re-ask restores only the missing ids and paths
     answered: int = 0
+    reasked: int = 0
     prepared: Prepared = field(init=False)
 
     def __post_init__(self) -> None:
@@ -65,20 +76,27 @@ class PhaseModel:
             return None
         text = request_text(request)
         self.answered += 1
-        digest = self.lazy() if self.lazy_first and self.answered == 1 else self.digest(text)
         redo = _REDO.search(text)
+        again = "Your previous proposal had these problems" in text
+        self.reasked += again
+        if self.lazy_first and self.answered == 1:
+            digest = self.lazy()
+        elif again and self.reask == "fix":
+            digest = self.digest(text, careless=False)
+        else:
+            digest = self.digest(text)
         if redo:
             keep = {s.strip() for s in redo.group(1).split(",")}
             digest = digest.model_copy(update={s: [] for s in SECTIONS if s not in keep})
         return Reply.answer(json.loads(digest.model_dump_json()))
 
-    def digest(self, text: str) -> PhaseDigest:
+    def digest(self, text: str, careless: bool | None = None) -> PhaseDigest:
         """What a competent model writes for the plans, ids and paths this request lists."""
         plans = {m.group(1): int(m.group(3) or 1) for m in _PLAN_LINE.finditer(
             listed(text, "Plans:", "Requirement ids"))}  # fmt: skip
         ids = _ID_LINE.findall(listed(text, "Requirement ids that must appear", "Target length"))
         docs = tuple(d for d in self.prepared.docs if d.facts.id in plans)
-        paths = chunk_facts(docs).paths  # what the summaries it was sent name
+        paths = chunk_facts(docs, self.prepared.facts).paths  # what the summaries it was sent name
         ctx = CompactContext(docs, tuple(ids), tuple(paths), sum(tokens_of(d.text) for d in docs),
                              lambda g: tokens_of(render_for(self.prepared, g)))  # fmt: skip
         digest = compact_extractive(ctx)
@@ -87,14 +105,25 @@ class PhaseModel:
             "deliverables": [d for d in digest.deliverables if d.plan_id not in later],
             "checks": [c for c in digest.checks if c.plan_id not in later],
         })  # fmt: skip
-        return self.carelessly(digest) if self.careless else digest
+        digest = in_own_words(digest)
+        careless = self.careless if careless is None else careless
+        return self.carelessly(digest) if careless else digest
 
     def carelessly(self, digest: PhaseDigest) -> PhaseDigest:
-        """Every fifth requirement and file dropped, and one path that no summary names."""
-        verification = [r for i, r in enumerate(digest.verification) if i % 5 != 4]
+        """Every fifth requirement and file dropped, one sibling path invented (a row and a
+        sentence), and evidence quoting the summaries without naming the plan."""
+        verification = [_quoted(r, self.prepared) for i, r in enumerate(digest.verification)
+                        if i % 5 != 4]  # fmt: skip
         files = [f for i, f in enumerate(digest.files) if i % 5 != 4]
-        files.append(FileItem(path=INVENTED, change="helper for the fuzzy search"))
-        return digest.model_copy(update={"verification": verification, "files": files})
+        invented = sibling(digest) or INVENTED
+        files.append(FileItem(path=invented, change="helpers for the parsing above"))
+        deliverables = list(digest.deliverables)
+        if deliverables:
+            first = deliverables[0]
+            summary = f"{first.summary.rstrip('.')}. Shared helpers live in {invented}."
+            deliverables[0] = first.model_copy(update={"summary": summary})
+        return digest.model_copy(update={"verification": verification, "files": files,
+                                         "deliverables": deliverables})  # fmt: skip
 
     def lazy(self) -> PhaseDigest:
         """A schema-valid answer of placeholders (every text `x`)."""
@@ -111,6 +140,35 @@ class PhaseModel:
         ctx = CompactContext(prep.docs, prep.facts.requirement_ids, prep.facts.paths,
                              prep.tokens_original, lambda g: tokens_of(render_for(prep, g)))  # fmt: skip
         return compact_extractive(ctx)
+
+
+def in_own_words(digest: PhaseDigest) -> PhaseDigest:
+    """The deliverables as a model words them: the summary's content, not its sentence."""
+    return digest.model_copy(update={"deliverables": [
+        d.model_copy(update={"summary": f"Delivered: {d.summary[:1].lower()}{d.summary[1:]}"})
+        for d in digest.deliverables]})  # fmt: skip
+
+
+def sibling(digest: PhaseDigest) -> str | None:
+    """A path next to a real one that no summary names (`src/lib/auth_helpers.ts`)."""
+    real = next((f.path for f in digest.files if "/" in f.path and "." in f.path.rsplit("/")[-1]
+                 and "*" not in f.path and "{" not in f.path), None)  # fmt: skip
+    if real is None:
+        return None
+    folder, name = real.rsplit("/", 1)
+    stem, ext = name.rsplit(".", 1)
+    return f"{folder}/{stem}_helpers.{ext}"
+
+
+def _quoted(item: RequirementItem, prep: Prepared) -> RequirementItem:
+    """Evidence quoting the summary's own line for the id, without the plan id."""
+    if item.verdict == "not verified":
+        return item
+    said = [r.text for p in prep.facts.plans for r in p.reports if r.id == item.requirement_id]
+    if not said:
+        return item
+    quote = re.sub(r"\(?\b\d+(?:\.\d+)?-\d+[a-z]?\b\)?", "", said[0]).strip(" ;,")
+    return item.model_copy(update={"evidence": quote[:200]})
 
 
 def render_for(prep: Prepared, digest: PhaseDigest) -> str:

@@ -63,8 +63,8 @@ def test_a_budget_the_prompt_alone_fills_is_one_clear_error(
 class Unfounded(PhaseModel):
     """Answers every text in another language: every item a problem, a long list of feedback."""
 
-    def digest(self, text: str) -> PhaseDigest:
-        digest = super().digest(text)
+    def digest(self, text: str, careless: bool | None = None) -> PhaseDigest:
+        digest = super().digest(text, careless)
         said = "Dieser Plan hat die Funktion vollständig umgesetzt."
         return digest.model_copy(update={
             "deliverables": [d.model_copy(update={"summary": said}) for d in digest.deliverables],

@@ -40,7 +40,8 @@ def test_a_careless_answer_is_repaired_without_a_re_ask(
     fake_api.responder = PhaseModel(phase, careless=True)
     result = compact_phase(phase, on_fake(model=SONNET), today=TODAY)
     assert len(fake_api.calls()) == 1 and result.report.ok and not result.fell_back
-    assert any("removed src/made/up/helper.py" in r for r in result.repaired)
+    assert any("removed src/billing/export_helpers.py" in r for r in result.repaired)
+    assert "export_helpers" not in result.text
     assert any("added to Files Modified" in r for r in result.repaired)
 
 

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces, find_paths
@@ -139,6 +139,14 @@ class Evidence:
             texts = self.lines.get(path, [])
             self._paths[path] = Source(terms_of(texts), " \x00 ".join(map(token_line, texts)))
         return self._paths[path]
+
+    @cached_property
+    def phase(self) -> Source:
+        """Every plan's summary as one source."""
+        found = _EMPTY
+        for source in self.plans.values():
+            found = found | source
+        return found
 
     def has_content(self, plan: str) -> bool:
         """Whether the plan's summary says anything a deliverable could be (else NOT_RECORDED)."""

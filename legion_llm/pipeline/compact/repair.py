@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces
 from legion_llm.memory.phases.markdown import sentences
 from legion_llm.memory.terms import content_terms, is_placeholder
-from legion_llm.pipeline.compact.ground import Problem
+from legion_llm.pipeline.compact.ground import Evidence, Problem, Source
 from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, RequirementItem, fit_lengths
 
 
@@ -33,6 +32,7 @@ def repair(
     problems: list[Problem],
     facts: PhaseFacts,
     fallback: Callable[[], PhaseDigest],
+    evidence: Evidence | None = None,
 ) -> tuple[PhaseDigest, list[str]]:
     """The digest with every repairable problem fixed, and one note per fix; `fallback` gives
     the offline engine's digest (made only when a missing line is needed)."""
@@ -43,7 +43,7 @@ def repair(
     ids = [p.id for p in kinds.get("invented-id", []) if p.id]
     paths = [p.path for p in kinds.get("invented-path", []) if p.path]
     if ids or paths:
-        digest = strike(digest, ids, paths)
+        digest = strike(digest, ids, paths, evidence)
         notes += [f"removed {x}: the originals never name it" for x in [*ids, *paths]]
     kinds["unknown-path"] = [p for p in kinds.get("unknown-path", []) if p.path not in paths]
     kinds["unknown-requirement"] = [
@@ -162,18 +162,67 @@ def _file_row(path: str, offline: FileItem | None, plans: list[str]) -> FileItem
     return FileItem(path=path, change=change)
 
 
-def strike(digest: PhaseDigest, ids: list[str], paths: list[str]) -> PhaseDigest:
-    """Remove rows keyed by an invented id or path; rewrite every other text without it."""
-    data = digest.model_dump()
-    data["files"] = [f for f in data["files"] if f["path"] not in paths]
-    data["verification"] = [r for r in data["verification"] if r["requirement_id"] not in ids]
+Judge = Callable[[str], bool]
+
+
+def strike(
+    digest: PhaseDigest, ids: list[str], paths: list[str], evidence: Evidence | None = None
+) -> PhaseDigest:
+    """Remove rows keyed by an invented id or path; rewrite every other text without it. With
+    `evidence`, a rewritten sentence stays only when its plan's summary still supports it (the
+    rest of a sentence about a file that does not exist is no claim to keep)."""
     names = [
         rf"(?<![\w./\-]){re.escape(p)}(?![\w/\-])" for p in sorted(paths, key=len, reverse=True)
     ]
     names += [rf"(?<![\w.\-/]){re.escape(i)}(?![\w\-]|\.\d)" for i in ids]
-    if names:
-        data = _scrub(data, _mention(r"(?:" + "|".join(names) + r")"))
-    return PhaseDigest.model_validate(data)
+    rows = {
+        "files": [f for f in digest.files if f.path not in paths],
+        "verification": [r for r in digest.verification if r.requirement_id not in ids],
+    }
+    digest = digest.model_copy(update=rows)
+    if not names:
+        return digest
+    rewrites = _mention(r"(?:" + "|".join(names) + r")")
+
+    def judge(source: Source | None) -> Judge:
+        return lambda sentence: source is None or source.supports(sentence)
+
+    plan = (lambda pid: judge(evidence.plans.get(pid))) if evidence else (lambda pid: judge(None))
+    phase = judge(evidence.phase) if evidence else judge(None)
+    path = (lambda p: judge(evidence.path_source(p) | evidence.phase)) if evidence else (
+        lambda p: judge(None))  # fmt: skip
+    return _rewrite_items(digest, rewrites, plan, path, phase)
+
+
+def _rewrite_items(
+    digest: PhaseDigest,
+    rewrites: list[tuple[re.Pattern[str], str]],
+    plan: Callable[[str], Judge],
+    path: Callable[[str], Judge],
+    phase: Judge,
+) -> PhaseDigest:
+    def fix(text: str, keep: Judge) -> str:
+        return _rewrite(text, rewrites, keep)
+
+    return digest.model_copy(update={
+        "deliverables": [d.model_copy(update={
+            "summary": fix(d.summary, plan(d.plan_id)),
+            "follow_ups": [t for f in d.follow_ups if (t := fix(f, plan(d.plan_id)))]})
+            for d in digest.deliverables],
+        "decisions": [c.model_copy(update={
+            "decision": fix(c.decision, plan(c.plan_id)),
+            "rationale": fix(c.rationale, plan(c.plan_id)),
+            "rejected_alternatives": [t for r in c.rejected_alternatives
+                                      if (t := fix(r, plan(c.plan_id)))]})
+            for c in digest.decisions],
+        "files": [f.model_copy(update={"change": fix(f.change, path(f.path))})
+                  for f in digest.files],
+        "verification": [r.model_copy(update={"evidence": fix(r.evidence, phase)})
+                         for r in digest.verification],
+        "checks": [c.model_copy(update={"result": fix(c.result, plan(c.plan_id))})
+                   for c in digest.checks],
+        "agents": [a.model_copy(update={"work": fix(a.work, phase)}) for a in digest.agents],
+    })  # fmt: skip
 
 
 _PREPOSITION = r"(?:in|into|to|from|at|under|inside|via|with|of|for|on|by|as)"
@@ -191,9 +240,9 @@ def _mention(name: str) -> list[tuple[re.Pattern[str], str]]:
     ]
 
 
-def _rewrite(text: str, rewrites: list[tuple[re.Pattern[str], str]]) -> str:
+def _rewrite(text: str, rewrites: list[tuple[re.Pattern[str], str]], keep: Judge) -> str:
     """`text` with the name taken out of each sentence; a sentence left with nothing of
-    substance is dropped."""
+    substance, or that `keep` refuses, is dropped."""
     first = rewrites[-1][0]
     if not first.search(text):
         return text
@@ -205,7 +254,7 @@ def _rewrite(text: str, rewrites: list[tuple[re.Pattern[str], str]]) -> str:
         for pattern, replacement in rewrites:
             sentence = pattern.sub(replacement, sentence)
         sentence = _tidy(sentence)
-        if content_terms(sentence) and not is_placeholder(sentence):
+        if content_terms(sentence) and not is_placeholder(sentence) and keep(sentence):
             kept.append(sentence)
     return " ".join(kept)
 
@@ -216,13 +265,3 @@ def _tidy(sentence: str) -> str:
     sentence = re.sub(r"([,;:])(?=[,.;:!?])", "", sentence)
     sentence = re.sub(rf"\s+(?:{_PREPOSITION}|and|or|the)([.;:!?]|$)", r"\1", sentence)
     return " ".join(sentence.split()).strip(" ,;:")
-
-
-def _scrub(value: Any, rewrites: list[tuple[re.Pattern[str], str]]) -> Any:
-    if isinstance(value, str):
-        return _rewrite(value, rewrites)
-    if isinstance(value, list):
-        return [_scrub(v, rewrites) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v, rewrites) for k, v in value.items()}
-    return value

@@ -39,7 +39,7 @@ from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, minimal_proposal, offline_proposal
 from legion_llm.pipeline.compact.render import PER_PLAN, TERSE, Header, PhaseDigest, render
-from legion_llm.pipeline.compact.repair import repair
+from legion_llm.pipeline.compact.repair import repair, strike
 from legion_llm.pipeline.compact.verify import (
     Review,
     presence_problems,
@@ -51,6 +51,10 @@ OFFLINE = "offline"
 # a phase shorter than this compacts to little more than its headings and one row per id and
 # path: its length is reported (the band warning), never a reason to pay for a re-ask
 LENGTH_MIN_TOKENS = 1_500
+# a proposal over REASK_RATIO of its originals (10% past the 0.50 target) is asked once to be
+# shorter; one still over BLOAT_RATIO after repair has its most bloated sections replaced
+REASK_RATIO = MAX_RATIO * 1.1
+BLOAT_RATIO = 0.6
 
 
 class CompactionError(LegionError):
@@ -77,8 +81,13 @@ def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
     text = render(header, digest)
     presence = verify_document(text, prep.facts, prep.sources,
                                tokens_original=prep.tokens_original, strict=True)  # fmt: skip
-    problems = presence_problems(presence) + ground(digest, prep.facts, prep.evidence)
-    if presence.ratio > MAX_RATIO and prep.tokens_original >= LENGTH_MIN_TOKENS:
+    # what the text claims once repair has struck what the originals never name (free): an
+    # invented path's sentence is no grounding problem of its own
+    invented_ids, invented_paths = presence.invented_ids, presence.invented_paths
+    claims = strike(digest, invented_ids, invented_paths, prep.evidence) if (
+        invented_ids or invented_paths) else digest  # fmt: skip
+    problems = presence_problems(presence) + ground(claims, prep.facts, prep.evidence)
+    if presence.ratio > REASK_RATIO and prep.tokens_original >= LENGTH_MIN_TOKENS:
         target = int(prep.tokens_original * TARGET_RATIO)
         problems.append(Problem("too-long", "document",
                                 f"the document was about {presence.tokens_output} tokens, "
@@ -154,12 +163,14 @@ def settle(
             reviews.append(review(prep, header, again.digest))
     offline = _Offline(prep, header, candidates, reviews)
     digest, sections = _choose(candidates, reviews, offline)
-    as_proposed = reviews[-1].text if digest == candidates[-1].digest else None
-    digest = _within_length(prep, header, digest, sections, offline, as_proposed)
     chosen = reviews[-1] if digest == candidates[-1].digest else review(prep, header, digest)
-    digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest)
+    digest, repaired = repair(digest, chosen.repairable, prep.facts, lambda: offline.digest,
+                              prep.evidence)  # fmt: skip
     _credit_repairs(sections, candidates, digest, offline, chosen.repairable)
     final = chosen if not repaired else review(prep, header, digest)
+    shorter = _within_length(prep, header, digest, sections, offline, final.text)
+    final = final if shorter == digest else review(prep, header, shorter)
+    digest = shorter
     digest, final, degraded = _degrade(prep, header, digest, final, offline, sections)
     header, digest, final, shortened = _never_longer(prep, header, digest, final, sections)
     degraded += shortened
@@ -378,17 +389,18 @@ def _within_length(
     offline: _Offline,
     rendered: str | None = None,
 ) -> PhaseDigest:
-    """A document still over the length (asked once already, on a phase worth a re-ask) takes
+    """A document bloated past the length (asked once already, on a phase worth a re-ask) takes
     the offline engine's text for its most bloated sections until it fits: a model's answer
-    many times the originals is not a compaction to write as its work. The limit is half the
-    originals, or on a small phase the originals or the offline digest, whichever is longer."""
+    many times the originals is not a compaction to write as its work. The limit is
+    BLOAT_RATIO of the originals (above the 0.50 target, so a complete answer that repair made
+    a little longer is kept, with the band warning), or on a small phase the originals."""
     if all(s["source"] == OFFLINE for s in sections.values()):
         return digest  # the offline engine's length is its own (every path has its row)
-    limit = prep.tokens_original * MAX_RATIO
+    limit = prep.tokens_original * BLOAT_RATIO
+    if prep.tokens_original < LENGTH_MIN_TOKENS:
+        limit = prep.tokens_original  # a small phase: never longer than its originals
     if tokens_of(rendered or render(header, digest)) <= limit:
         return digest
-    if prep.tokens_original < LENGTH_MIN_TOKENS:
-        limit = max(prep.tokens_original, tokens_of(render(header, offline.digest)))
     sizes = {name: (_size(digest, name), _size(offline.digest, name)) for name in SECTION_NAMES}
     bloated_first = sorted(SECTION_NAMES, key=lambda n: sizes[n][1] - sizes[n][0])
     for name in bloated_first:
