@@ -177,3 +177,37 @@ def render_for(prep: Prepared, digest: PhaseDigest) -> str:
     from legion_llm.pipeline.compact.prepare import header_for
 
     return render(header_for(prep, date(2026, 11, 30)), digest)
+
+
+@dataclass
+class CorpusModel:
+    """One stand-in model for every phase of a corpus: each request is answered by the
+    PhaseModel of the phase whose summaries it carries (the `===== file =====` headers and the
+    first words of each summary identify it), so one engine can compact many phases."""
+
+    phases: list[Phase]
+    options: dict[str, Any] = field(default_factory=dict)
+    models: list[PhaseModel] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.models = [PhaseModel(phase, **self.options) for phase in self.phases]
+
+    def __call__(self, request: RecordedRequest) -> Reply | None:
+        if request.path != "/v1/messages" or not isinstance(request.body, dict):
+            return None
+        text = request_text(request)
+        for model in self.models:
+            if all(_opening(d.text) in text for d in model.prepared.docs[:1]) and any(
+                f"===== {d.facts.file}" in text for d in model.prepared.docs
+            ):
+                return model(request)
+        raise AssertionError("a request for no phase of the corpus")
+
+    @property
+    def reasked(self) -> int:
+        return sum(m.reasked for m in self.models)
+
+
+def _opening(text: str) -> str:
+    """A summary's first line of substance, as it is sent."""
+    return next((line for line in text.split("\n") if len(line.strip()) > 20), text[:80]).strip()

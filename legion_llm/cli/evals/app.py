@@ -47,6 +47,14 @@ app = typer.Typer(no_args_is_help=True, help="Run an eval suite and check its ga
 FixturesOpt = Annotated[
     Path | None, typer.Option("--fixtures", help="Dataset folder (default: the suite's own).")
 ]
+CorpusOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--corpus",
+        help="A folder of real projects (each with .planning/, no ground truth): check that "
+        "every phase gets a verified file, never longer than its originals.",
+    ),
+]
 OutOpt = Annotated[
     Path | None,
     typer.Option(
@@ -74,6 +82,7 @@ def compaction(
     max_cost: MaxCostOpt = None,
     price: PriceOpt = None,
     fixtures: FixturesOpt = None,
+    corpus: CorpusOpt = None,
     out: OutOpt = None,
     batch: BatchOpt = False,
     wait: WaitOpt = False,
@@ -96,7 +105,41 @@ def compaction(
                                  model=model, max_cost=max_cost, price=price), c)  # fmt: skip
         return
     session = open_session(c, engine, model, max_cost, price=price)
+    if corpus is not None:
+        finish(corpus_result(c, session.engine, corpus, out, warnings=session.warnings), c)
+        return
     finish(compaction_result(c, session.engine, folder, out, warnings=session.warnings), c)
+
+
+def corpus_result(
+    c: Common, engine: Engine, corpus: Path, out: Path | None, *, warnings: Sequence[str] = ()
+) -> CommandResult:
+    """`eval compaction --corpus DIR`: the invariant over every real phase (compaction_corpus)."""
+    from legion_llm.evals.compaction_corpus import corpus_log, corpus_phases, run_corpus_eval
+
+    total = len(corpus_phases(corpus))
+    with progress(total, "compaction", c.as_json) as on_case:
+        run = run_corpus_eval(engine, corpus, today=c.today, on_case=on_case)
+    log = corpus_log(run, engine)
+    path = write_eval_log(c, "compaction-corpus", engine.name, out, log)
+
+    def human() -> None:
+        s = run.summary()
+        rows = [[p.name, p.tokens_original, f"{p.ratio:.2f}", "yes" if p.verified else "NO",
+                 ", ".join(p.sections_from_offline) or "-", p.error or "; ".join(p.problems)]
+                for p in run.phases if p.error or not p.verified or p.sections_from_offline]  # fmt: skip
+        if rows:
+            table("Phases that fell back or failed", ["phase", "tokens", "ratio", "verified",
+                                                       "offline sections", "problems"], rows)  # fmt: skip
+        verdict = "[green]all gates pass[/green]" if run.passed else (
+            "[red]gates FAILED[/red]: " + plain("; ".join(run.failed_gates())))  # fmt: skip
+        rich_print(f"{s['verified']}/{s['phases']} phases written and verified; ratio median "
+                   f"{s['ratio_median']:.2f}, max {s['ratio_max']:.2f}; a section fell back to "
+                   f"the offline text on {s['fallback_phases']} ({s['fallback_share']:.1%}); "
+                   f"{verdict}; log: {plain(str(path))}")  # fmt: skip
+
+    return CommandResult("eval compaction", {**log, "log": str(path)}, human, list(warnings),
+                         0 if run.passed else 1)  # fmt: skip
 
 
 def compaction_result(

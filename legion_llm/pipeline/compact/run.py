@@ -52,6 +52,7 @@ __all__ = [
     "CompactionError",
     "EngineProposer",
     "check_compacted",
+    "check_text",
     "compact_phase",
     "ground_text",
     "header_for",
@@ -87,13 +88,17 @@ def check_compacted(phase: Phase) -> tuple[str, Checked]:
     text = read_text(phase.compacted_path)
     if text is None:
         raise InputError(f"{phase.compacted_path} does not exist (run `legion-llm compact`)")
-    prep = prepare(phase)
     text = normalise(text)
+    return text, check_text(text, prepare(phase))
+
+
+def check_text(text: str, prep: Prepared) -> Checked:
+    """What verify-compaction reports of a compacted text (written or not) for its phase."""
     claimed = parse_document(text)
     verdicts = [r.requirement_id for r in claimed.digest.verification]
     presence = verify_document(text, prep.facts, prep.sources, verdict_ids=verdicts,
                                tokens_original=prep.tokens_original)  # fmt: skip
-    return text, Checked(**vars(presence), grounding=ground_text(text, prep))
+    return Checked(**vars(presence), grounding=ground_text(text, prep))
 
 
 def ground_text(text: str, prep: Prepared) -> list[Problem]:
