@@ -24,6 +24,12 @@ fixed wording (the same request with the summaries left empty, counted as the fa
 
 Goals (exit status 1 when missed): the perfect model sends at most 1.05 x the originals plus one
 prompt, on every phase; the careless one at most 1.3 x the originals over the set.
+
+`--corpus DIR` (for example ../shared/realworld) runs every real phase the parser accepts
+instead of the fixture set, with the careless model only, and checks its spend against the
+one-call minimum: the input of one request (the prompt once and the summaries as sent) billed
+uncached, against every input token billed, cache writes at 1.25 x and reads at 0.1 x (the
+API's prices relative to uncached input). Goal: at most 1.4 over the corpus.
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ from tests.fakes.compaction_models import PhaseModel
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "phases"
 TODAY = date(2026, 11, 30)
 PERFECT_GOAL, CARELESS_GOAL = 1.05, 1.30
+MINIMUM_GOAL = 1.40  # careless spend over the one-call minimum, on a corpus
+WRITE_RATE, READ_RATE = 1.25, 0.10
 BEHAVIOURS = ("perfect", "careless", "lazy")
 KEY = "sk-ant-bench-0000000000000000"
 
@@ -75,6 +83,8 @@ class Row:
     reasks: int
     ok: bool
     prompt: int
+    weighted: float = 0.0  # input tokens as billed: writes at 1.25 x, reads at 0.1 x
+    minimum: int = 0  # the first request's input, all of it uncached
 
     @property
     def ratio(self) -> float:
@@ -99,10 +109,20 @@ def prompt_tokens(model: str, prep: Prepared) -> int:
     return sum(s.tokens for s in segments(request, default_counter()))
 
 
-def run_one(fake: FakeMessagesAPI, model: str, case: str, spec: str, behaviour: str) -> Row:
+def run_one(
+    fake: FakeMessagesAPI,
+    model: str,
+    case: str,
+    spec: str,
+    behaviour: str,
+    source: Path | None = None,
+) -> Row:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / case
-        shutil.copytree(FIXTURES / case, root)
+        root = Path(tmp) / case.split("/")[0]
+        if source is None:
+            shutil.copytree(FIXTURES / case, root)
+        else:
+            shutil.copytree(source / ".planning", root / ".planning")
         phase = find_phase(root, spec)
         model_stub = PhaseModel(phase, careless=behaviour == "careless",
                                 lazy_first=behaviour == "lazy")  # fmt: skip
@@ -117,11 +137,61 @@ def run_one(fake: FakeMessagesAPI, model: str, case: str, spec: str, behaviour: 
     usage = [c.usage or {} for c in calls]
     sent = sum(u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"]
                for u in usage)  # fmt: skip
+    weighted = sum(u["input_tokens"] + WRITE_RATE * u["cache_creation_input_tokens"]
+                   + READ_RATE * u["cache_read_input_tokens"] for u in usage)  # fmt: skip
+    first = usage[0] if usage else {}
+    minimum = sum(first.get(k, 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                             "cache_read_input_tokens"))  # fmt: skip
     return Row(case, model, behaviour, original, sent, len(calls),
                sum(u["cache_read_input_tokens"] for u in usage),
                sum(u["cache_creation_input_tokens"] for u in usage),
                engine.meter.total.estimated_cost_usd, sum(a["reask"] for a in result.answers),
-               result.report.ok, prompt_tokens(model, model_stub.prepared))  # fmt: skip
+               result.report.ok, prompt_tokens(model, model_stub.prepared), weighted,
+               minimum)  # fmt: skip
+
+
+def corpus_cases(corpus: Path) -> list[tuple[str, str, Path]]:
+    """(project/phase, the phase folder relative to its project, the project) for every phase."""
+    from legion_llm.memory.phases.find import load_phase, phase_folders
+
+    found = []
+    for project in sorted(p for p in corpus.iterdir() if (p / ".planning").is_dir()):
+        planning = project / ".planning"
+        for folder in phase_folders(planning):
+            if load_phase(folder, planning).summaries:
+                spec = str(folder.relative_to(project))
+                found.append((f"{project.name}/{folder.name}", spec, project))
+    return found
+
+
+def run_corpus(corpus: Path, models: list[str], as_json: bool) -> int:
+    """The careless model over every real phase: spend against the one-call minimum."""
+    report: dict[str, Any] = {}
+    missed = []
+    for model in models:
+        with FakeMessagesAPI() as fake:
+            rows = [run_one(fake, model, name, spec, "careless", source)
+                    for name, spec, source in corpus_cases(corpus)]  # fmt: skip
+        spend, minimum = sum(r.weighted for r in rows), sum(r.minimum for r in rows)
+        worst = max(rows, key=lambda r: r.weighted / max(r.minimum, 1))
+        line = {"phases": len(rows), "spend_over_minimum": round(spend / minimum, 3),
+                "worst_phase": worst.case, "worst": round(worst.weighted / max(worst.minimum, 1), 3),
+                "calls": sum(r.calls for r in rows), "reasks": sum(r.reasks for r in rows),
+                "cost_usd": round(sum(r.cost for r in rows), 4),
+                "not_verified": [r.case for r in rows if not r.ok]}  # fmt: skip
+        report[model] = line
+        if line["spend_over_minimum"] > MINIMUM_GOAL:
+            missed.append(f"{model}: careless spend {line['spend_over_minimum']} x the minimum")
+        missed += [f"{model} {case}: failed its review" for case in line["not_verified"]]
+        if not as_json:
+            print(f"\n{model}, careless, {len(rows)} real phases: spend {line['spend_over_minimum']}"
+                  f" x the one-call minimum (worst {line['worst']} x, {worst.case}); "
+                  f"{line['calls']} calls, {line['reasks']} re-asks, ${line['cost_usd']:.4f}")  # fmt: skip
+    if as_json:
+        print(json.dumps({**report, "missed": missed}, indent=1))
+    else:
+        print("\ngoals: " + ("all met" if not missed else "MISSED:\n  " + "\n  ".join(missed)))
+    return 1 if missed else 0
 
 
 def table(rows: list[Row]) -> str:
@@ -181,7 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default="claude-sonnet-5-5,claude-haiku-5-5")
     parser.add_argument("--json", action="store_true", help="rows as JSON instead of tables")
+    parser.add_argument(
+        "--corpus", type=Path, help="a folder of real projects (../shared/realworld)"
+    )
     args = parser.parse_args(argv)
+    if args.corpus:
+        return run_corpus(args.corpus, args.models.split(","), args.json)
     rows: list[Row] = []
     report: dict[str, Any] = {}
     for model in args.models.split(","):
