@@ -285,3 +285,22 @@ def test_a_re_ask_carries_the_problems_as_data(tmp_path: Path) -> None:
     assert {p["kind"] for p in second.problems} == {"placeholder"}
     assert {p["section"] for p in second.problems} == {"checks"}
     assert all(not p["repairable"] for p in second.problems)
+
+
+def test_the_report_never_repeats_a_secret_of_the_models_answer(tmp_path: Path) -> None:
+    """What `compact --json` says about a refused or repaired proposal is redacted like the
+    file: the token a model pasted into its answer is in neither."""
+    import json
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    phase = phase_of("legion-spec-billing-exports", tmp_path, "3")
+    good = good_digest(phase)
+    leaky = good.model_copy(update={
+        "deliverables": [d.model_copy(update={"summary": f"Pushed with {token} to the remote"})
+                         for d in good.deliverables],
+        "files": [*good.files, FileItem(path=f"src/{token}.py", change=f"holds {token}")],
+    })  # fmt: skip
+    result = compact_phase(phase, FakeEngine().enqueue(leaky, leaky), today=TODAY)
+    report = json.dumps(result.as_dict()) + "\n".join(result.warnings + result.repaired)
+    assert token not in report and token not in phase.compacted_path.read_text()
+    assert "[REDACTED" in report  # the report says where it was, not what it was

@@ -14,6 +14,7 @@ from legion_llm.memory.redact.core import (
     marker,
     project_redactor,
     redacted,
+    redacted_data,
     text_hits,
     write_warning,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "marker",
     "project_redactor",
     "redacted",
+    "redacted_data",
     "text_hits",
     "write_warning",
 ]

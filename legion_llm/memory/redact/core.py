@@ -262,6 +262,18 @@ def redacted(text: str) -> str:
     return _BUILT_IN.text(text)
 
 
+def redacted_data(value: Any) -> Any:
+    """Every string in a report (lists and dicts, nested) with the built-in rules applied: what
+    a command prints or returns about a model's answer never repeats a secret in it."""
+    if isinstance(value, str):
+        return redacted(value)
+    if isinstance(value, list | tuple):
+        return [redacted_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redacted_data(v) for k, v in value.items()}
+    return value
+
+
 def project_redactor(root: Path) -> Redactor:
     """The redactor the project's settings.json asks for (memory.redact.allow / .enabled)."""
     from legion_llm.config import load_settings

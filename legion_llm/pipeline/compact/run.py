@@ -25,6 +25,7 @@ from legion_llm.llm.engine import Engine
 from legion_llm.memory.files import atomic_write, locked, or_print, read_text
 from legion_llm.memory.phases.extract import PhaseFacts, normalise
 from legion_llm.memory.phases.find import Phase
+from legion_llm.memory.redact import redacted_data
 from legion_llm.pipeline.compact.ground import Problem, ground
 from legion_llm.pipeline.compact.parse import parse_document
 from legion_llm.pipeline.compact.prepare import (
@@ -156,7 +157,7 @@ class CompactResult:
             "tokens_output": self.report.tokens_output,
             "chunks": self.chunks,
             **self.settled.report(),
-            "answers": self.answers,
+            "answers": redacted_data(self.answers),
         }
 
 
@@ -187,8 +188,9 @@ def compact_phase(
     settled = settle(prep, header, [first], ask_again=proposer.reask)
     result = CompactResult(phase.compacted_path, settled.text, settled.review.presence,
                            prep.facts, settled.repaired,
-                           [*(f"warning: {p} (--force)" for p in problems), *proposer.warnings,
-                            *settled.warnings, *_band_warning(settled.review)],
+                           [*(f"warning: {p} (--force)" for p in problems),
+                            *redacted_data(proposer.warnings), *settled.warnings,
+                            *_band_warning(settled.review)],
                            proposer.answers, settled, forced_reason=header.forced_reason,
                            chunks=len(proposer.chunks))  # fmt: skip
     if write:

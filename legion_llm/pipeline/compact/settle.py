@@ -34,7 +34,7 @@ from typing import Any
 
 from legion_llm.errors import EXIT_INTERNAL, LegionError
 from legion_llm.llm.tokens import count_tokens
-from legion_llm.memory.redact import project_redactor, text_hits, write_warning
+from legion_llm.memory.redact import project_redactor, redacted_data, text_hits, write_warning
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, minimal_proposal, offline_proposal
@@ -133,14 +133,16 @@ class Settled:
         return proposed != OFFLINE and any(s["fallback"] for s in self.sections.values())
 
     def report(self) -> dict[str, Any]:
-        """Which section came from where, and what each proposal got wrong."""
-        return {
+        """Which section came from where, and what each proposal got wrong (a proposal's text
+        quoted in a problem is redacted like the file: a report never repeats a secret)."""
+        report: dict[str, Any] = redacted_data({
             "sections": self.sections,
             "proposals": [
                 {"source": p.source, "model": p.model, **r.as_dict()}
                 for p, r in zip(self.proposals, self.reviews, strict=True)
             ],
-        }
+        })  # fmt: skip
+        return report
 
 
 def settle(
@@ -178,8 +180,8 @@ def settle(
     warnings += [] if candidates[0].source == OFFLINE else _fallback_warnings(sections)
     warnings += [f"warning: {note}" for note in degraded]
     text, redaction = _redacted(prep, final.text or render(header, digest))
-    return Settled(prep, header, digest, text, final, reviews, candidates, sections, repaired,
-                   warnings + redaction)  # fmt: skip
+    return Settled(prep, header, digest, text, final, reviews, candidates, sections,
+                   redacted_data(repaired), redacted_data(warnings) + redaction)  # fmt: skip
 
 
 # ---------------------------------------------------------------- the ladder
