@@ -136,7 +136,7 @@ def test_compaction_dry_run_shows_the_redacted_text(cli: Any, tmp_path: Path) ->
     root, _ = _phase_with_secrets(tmp_path)
     result = cli("compact", "3", "--engine", "offline", "--dry-run", "--root", root, "--json")
     assert result.exit_code == 0, result.stderr
-    assert leaked(result.stdout) == [] and "[REDACTED:stripe-key]" in result.stdout
+    assert leaked(result.stdout) == [] and "[REDACTED:" in result.stdout
 
 
 def _hand_edited_outcomes(root: Path) -> None:

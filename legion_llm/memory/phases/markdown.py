@@ -102,8 +102,9 @@ _CUT_POINTS = (re.compile(r"(?<=[.!?])\s+|;\s+"), re.compile(r",\s+|\s[—–-]\
 
 def cut_to(text: str, limit: int) -> str:
     """`text` when it fits in `limit` characters, else cut at the last sentence end (or `; `)
-    that fits; failing that at the last clause mark, failing that at a word: never mid-word,
-    never with a dangling mark."""
+    that fits; failing that at the last clause mark, failing that at a word: never mid-word
+    (so never inside a token a redaction rule must see whole), never with a dangling mark; a
+    first word longer than the limit is no text (empty)."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
@@ -112,7 +113,7 @@ def cut_to(text: str, limit: int) -> str:
         ends = [m.start() for m in marks.finditer(head) if m.start() >= limit // 3]
         if ends:
             return head[: ends[-1]].rstrip(" ,;:—–-")
-    return head.rsplit(" ", 1)[0].rstrip(" ,;:—–-") if " " in head else head[:limit]
+    return head.rsplit(" ", 1)[0].rstrip(" ,;:—–-") if " " in head else ""
 
 
 @dataclass(frozen=True)

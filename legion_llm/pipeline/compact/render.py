@@ -119,6 +119,8 @@ def fit_lengths(digest: PhaseDigest) -> tuple[PhaseDigest, list[str]]:
     notes: list[str] = []
 
     def fit(text: str, name: str, key: str) -> str:
+        if len(text) <= LIMITS[name]:
+            return text
         cut = cut_to(text, LIMITS[name])
         if cut != " ".join(text.split()) and len(text) > LIMITS[name]:
             notes.append(f"cut the {name.replace('_', '-')} of {key} to {LIMITS[name]} characters")
