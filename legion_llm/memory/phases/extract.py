@@ -177,11 +177,18 @@ def _frontmatter_value(lines: list[str], key: str) -> str | None:
     return None
 
 
-def plan_facts(plan_id: str, file_name: str, text: str, declared: Iterable[str] = ()) -> PlanFacts:
+def plan_facts(
+    plan_id: str,
+    file_name: str,
+    text: str,
+    declared: Iterable[str] = (),
+    reports: Iterable[Report] | None = None,
+) -> PlanFacts:
     """Id, name, status, outcome, agent, requirement ids and paths of one plan summary
-    (`declared`: the ids the phase declares elsewhere, requirements.py's precision rule)."""
+    (`declared`: the ids the phase declares elsewhere, requirements.py's precision rule;
+    `reports`: the summary's requirement reports, when the caller read them already)."""
     frontmatter, body = split_frontmatter(text)
-    reports = keep_reports(requirement_reports(text), declared)
+    reports = keep_reports(requirement_reports(text) if reports is None else reports, declared)
     lines = body.split("\n")
     title = next((line[2:] for line in lines if line.startswith("# ")), None)
     hits = [h for h in (_first(_STATUS_LINE, lines), _first(_STATUS_HEADING, lines)) if h]
@@ -211,10 +218,14 @@ def phase_facts(
     is declared for all of them."""
     summaries = list(summaries)
     roadmap = tuple(roadmap_ids)
-    known = {*roadmap, *declared}
-    for _, _, text in summaries:
-        known |= {r.id for r in requirement_reports(text) if r.source != "prose"}
-    plans = tuple(plan_facts(pid, name, text, known) for pid, name, text in summaries)
+    reports = [requirement_reports(text) for _, _, text in summaries]
+    known = {
+        *roadmap,
+        *declared,
+        *(r.id for found in reports for r in found if r.source != "prose"),
+    }
+    plans = tuple(plan_facts(pid, name, text, known, found)
+                  for (pid, name, text), found in zip(summaries, reports, strict=True))  # fmt: skip
     ids = sort_ids(unique([*roadmap, *(i for p in plans for i in p.requirement_ids)]))
     paths = file_paths(path for p in plans for path in p.paths)
     return PhaseFacts(tuple(ids), tuple(paths), plans, roadmap)

@@ -337,7 +337,7 @@ def _row_files(row: dict[str, str], found: dict[str, FileFact]) -> None:
         others = [c for i, c in enumerate(cells) if i != index]
         change = next((c for c in others[index:] + others[:index] if is_content(c)), "")
         for path in paths:
-            found.setdefault(path, FileFact(path, _without_paths(change), source))
+            found.setdefault(path, FileFact(path, change, source))
         return
 
 
@@ -367,11 +367,6 @@ def _describe(item: str, path: str, listed: list[str]) -> str:
         return own.group(1).strip()
     rest = re.sub(r"^[\s*:`]*[—–:-]?\s*", "", rest)
     text = " ".join(rest.split()).strip(" -—")
-    return text if is_content(text) else ""
-
-
-def _without_paths(text: str) -> str:
-    """A cell's text as a change: itself, unless it is nothing but paths."""
     return text if is_content(text) else ""
 
 
