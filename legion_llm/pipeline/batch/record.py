@@ -20,6 +20,7 @@ from typing import Any
 from legion_llm.errors import InputError
 from legion_llm.llm.batch import BATCH_ID, StoredResult
 from legion_llm.memory.files import atomic_write, read_text
+from legion_llm.memory.untrusted import UntrustedInputError, load_json
 from legion_llm.project import MemoryPaths
 
 FORMAT = 1
@@ -91,9 +92,11 @@ def load_record(root: Path, batch_id: str) -> BatchRecord:
 
 def parse_record(text: str, path: Path) -> BatchRecord:
     try:
-        data = json.loads(text)
+        data = load_json(text)
         cases = {k: CaseEntry(**v) for k, v in data.pop("cases").items()}
         record = BatchRecord(**data, cases=cases)
+    except UntrustedInputError as exc:
+        raise InputError(f"{path} {exc}; it is not a batch record this version can read") from None
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise InputError(f"{path} is not a batch record this version can read ({exc})") from None
     if record.format != FORMAT:
