@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "phase-context": ("legion_llm.cli.compact", "phase_context_cmd", False),
     "distill": ("legion_llm.cli.distill", "distill", False),
     "scan": ("legion_llm.cli.scan", "scan_cmd", False),
+    "trust": ("legion_llm.cli.trust", "trust_cmd", False),
     "learnings": ("legion_llm.cli.learnings", "app", True),
     "eval": ("legion_llm.cli.evals.app", "app", True),
     "batch": ("legion_llm.cli.batch", "app", True),

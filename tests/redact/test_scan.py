@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import trust_project
 from tests.redact.samples import SAMPLES, sample
 from tests.redact.test_write_paths import leaked
 
@@ -110,6 +111,11 @@ def test_allow_list_is_honoured(cli: Any, project: Path) -> None:
         json.dumps({"memory": {"redact": {"allow": ["gh" + "p_\\w+", "-----BEGIN RSA[\\s\\S]*?END RSA PRIVATE KEY-----", "postgres://\\S+"]}}}),
         encoding="utf-8",
     )  # fmt: skip
+    untrusted = cli("scan", "--root", project)  # a cloned repository cannot hide its secrets
+    assert untrusted.exit_code == 1 and "github-token" in untrusted.stdout
+    assert "settings.json of this project is not trusted" in untrusted.stderr
+    assert "memory.redact.allow keeps text that redaction would remove" in untrusted.stderr
+    trust_project(project)
     result = cli("scan", "--fix", "--root", project)
     assert result.exit_code == 0 and "No secrets found" in result.stdout
     assert sample("github-token").secret in files["outcomes"].read_text(encoding="utf-8")

@@ -151,9 +151,16 @@ class Redactor:
     """Finds and replaces secrets. `allow`: regexes of text to keep (a secret inside a match of
     one is left alone); `enabled=False` finds them all the same but leaves the text as it is."""
 
-    def __init__(self, allow: Iterable[str] = (), *, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        allow: Iterable[str] = (),
+        *,
+        enabled: bool = True,
+        switched_off_by: str = "settings.json memory.redact.enabled",
+    ) -> None:
         self.allow = tuple(re.compile(pattern) for pattern in allow)
         self.enabled = enabled
+        self.switched_off_by = switched_off_by  # where `enabled: false` was said, for the warning
 
     def candidates(self, text: str) -> Iterator[Span]:
         """Every rule's findings, most specific rule first (it wins an overlap)."""
@@ -244,7 +251,7 @@ def write_warning(redactor: Redactor, hits: Sequence[Hit], target: str) -> list[
     if not redactor.enabled:
         return [
             f"warning: {len(hits)} secret(s) written to {target} as given ({places}): "
-            "settings.json memory.redact.enabled is false"
+            f"{redactor.switched_off_by} is false"
         ]
     return [f"warning: redacted {len(hits)} secret(s) before writing {target}: {places}"]
 
@@ -263,9 +270,11 @@ def redacted(text: str) -> str:
 
 
 def project_redactor(root: Path) -> Redactor:
-    """The redactor the project's settings.json asks for (memory.redact.allow / .enabled)."""
+    """The redactor the settings ask for (memory.redact.allow / .enabled: the user's own, and the
+    project's when the user trusted it; config.py)."""
     from legion_llm.config import load_settings
     from legion_llm.project import MemoryPaths
 
     settings = load_settings(MemoryPaths(root).settings)
-    return Redactor(settings.redact_allow, enabled=settings.redact_enabled)
+    return Redactor(settings.redact_allow, enabled=settings.redact_enabled,
+                    switched_off_by=settings.source("redact.enabled"))  # fmt: skip
