@@ -11,7 +11,7 @@ import typer
 from typer.exceptions import TyperException
 
 from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
-from legion_llm.cli.render import echo, envelope, stderr_line
+from legion_llm.cli.render import echo, envelope, secret_free, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -127,7 +127,7 @@ def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
         if not as_json:
             echo(exc.record_text)
     if as_json:
-        data["error"] = shown
+        data["error"] = secret_free(shown)
         print(envelope(_command_name(args), data, [], ok=False))
     return exc.exit_code
 

@@ -187,6 +187,9 @@ def print_mode(options: dict[str, Any], state: dict[str, Any]) -> None:
     if reply["kind"] == "garbage":
         sys.stdout.write(reply["stdout"])
         sys.exit(reply.get("code", 0))
+    if reply["kind"] == "stderr":  # no envelope, only what it said on stderr
+        sys.stderr.write(reply["stderr"])
+        sys.exit(reply.get("code", 1))
     if reply["kind"] == "flood":  # a CLI that keeps printing
         line = "x" * 65535 + "\n"
         while True:

@@ -47,7 +47,7 @@ from legion_llm.llm.engine import (
 from legion_llm.llm.errors import LLMUnavailableError, NoApiKeyError, StructuredOutputError
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.scrub import scrub
-from legion_llm.memory.redact import Redactor
+from legion_llm.memory.redact import Redactor, excerpt
 from legion_llm.memory.untrusted import load_json
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ class BatchAPI:
                 _iso(batch.created_at), _iso(batch.ended_at), _iso(batch.expires_at),
             )  # fmt: skip
         except (AttributeError, TypeError, ValueError):
-            shown = " ".join(str(batch).split())[:160]
+            shown = excerpt(str(batch), 160)
             raise LLMUnavailableError(
                 f"the Message Batches API answered with something that is not a batch ({shown}); "
                 "is a proxy or gateway in the way?"

@@ -35,6 +35,7 @@ from legion_llm.llm.errors import (
     LLMUnavailableError,
     RefusalError,
 )
+from legion_llm.memory.redact import excerpt
 from legion_llm.memory.untrusted import UntrustedInputError, load_json
 
 _UNKNOWN_OPTION = re.compile(r"unknown option '(--[a-z-]+)'")
@@ -129,8 +130,8 @@ def _errors(envelope: dict[str, Any]) -> list[str]:
 
 
 def _excerpt(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= _EXCERPT else line[: _EXCERPT - 1] + "…"
+    """What the CLI said, as one redacted line (its stderr can hold any token it was given)."""
+    return excerpt(text, _EXCERPT)
 
 
 def cost_of(envelope: dict[str, Any]) -> float | None:

@@ -269,6 +269,15 @@ def redacted(text: str) -> str:
     return _BUILT_IN.text(text)
 
 
+def excerpt(text: str, limit: int = 160) -> str:
+    """One line of at most `limit` characters from the start of `text` (an error body, a CLI's
+    output), redacted before it is cut: cut first, a token across the cut keeps its head and no
+    rule knows it any more. Only the start is read, so a huge text costs what its head costs."""
+    head = redacted(text[: limit * 8 + 2048])
+    line = " ".join(head.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def project_redactor(root: Path) -> Redactor:
     """The redactor the settings ask for (memory.redact.allow / .enabled: the user's own, and the
     project's when the user trusted it; config.py)."""
