@@ -21,7 +21,7 @@ from legion_llm.memory.files import (
     read_problem,
     undecodable_lines,
 )
-from legion_llm.memory.redact.core import Redactor
+from legion_llm.memory.redact.core import Lines, Redactor
 from legion_llm.project import MISSION_CONTROL, PLANNING, MemoryPaths
 
 
@@ -119,7 +119,8 @@ def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
         if text is None:
             continue
         findings = redactor.find(text)
-        report.found += [Found(name, f.line(text), f.kind) for f in findings]
+        lines = Lines(text)
+        report.found += [Found(name, lines.of(f), f.kind) for f in findings]
         if fix and findings:
             try:
                 _fix(root, path, redactor)
