@@ -24,15 +24,16 @@ _ASSIGNMENT = re.compile(
     r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>(?:[A-Za-z_][A-Za-z0-9_.-]{0,52}?)?"
     r"(?i:pass(?:word|wd|phrase)?|pwd?|secret|token|key(?:[_.-]?base)?)[_.-]*)\\{0,4}(?P=nq)[*_`]{0,2}"
     r"[ \t]*(?::=|=>|\?=|:(?!:)|(?<![=!<>])=(?!=))[ \t]*[*_]{0,2}[ \t]*"
-    r"(?:(?P<q>\\{0,4}[\"'])(?P<quoted>[^\"'`\r\n]{1,300}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,300})(?![(\w]))"
+    r"(?:(?P<q>\\{0,4}[\"'])(?P<quoted>[^\"'`\r\n]{1,4096}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,4096})(?![(\w]))"
 )
 _FLAG = re.compile(
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,299})"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,4095})"
 )
 _URL_PASSWORD = re.compile(
     r"(?i:\b[a-z][a-z0-9+.-]{1,30})://(?P<user>[^\s:/?#@\"'<>`\[\]]*):"
-    r"(?P<password>[^\s/?#\"'<>`]+)@(?=[A-Za-z0-9\[\]._~%-])"
+    r"(?P<password>[^\s\"'<>`@]+)@(?=[A-Za-z0-9\[\]._~%-])"
 )
+_PORT = re.compile(r"\d+(?:[/?#]|$)")
 _PLACEHOLDER = re.compile(
     r"""(?ix)^(?:
         \$.* | %[\w.]*%? | \{.*\} | <.*> | \[.*\] | \(.*\) | [*•.x_#?-]+ | …
@@ -236,6 +237,6 @@ def url_password_spans(text: str) -> Iterator[Span]:
     """The password of each `scheme://user:password@host` (any scheme)."""
     for found in _URL_PASSWORD.finditer(text):
         password = found["password"]
-        if password.isdigit() or is_placeholder(password, found["user"]):
-            continue
+        if _PORT.match(password) or is_placeholder(password, found["user"]):
+            continue  # host:port/path@... (an npm scope, a mail address in a path) is no password
         yield "password", found.start("password"), found.end("password")
