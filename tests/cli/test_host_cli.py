@@ -380,3 +380,13 @@ def test_the_ticket_key_is_the_users_own_and_private(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "another-user"))  # another key
     result = submit(cli, demo_project, ticket, {}, "compact", "3")
     assert result.exit_code == 1 and "signature does not match" in result.stderr
+
+
+def test_a_ticket_nested_too_deeply_is_one_line(cli: Any, demo_project: Path) -> None:
+    """Issue 25, point 10: a deep host ticket was a RecursionError (exit 70)."""
+    import base64
+
+    deep = base64.urlsafe_b64encode(b"[" * 100_000 + b"]" * 100_000).decode().rstrip("=")
+    result = submit(cli, demo_project, f"lt2.{deep[:150_000]}.x", {}, "compact", "3")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "signature does not match" in result.stderr and "internal error" not in result.stderr
