@@ -30,7 +30,6 @@ def trust_cmd(
 
 
 def trust_result(c: Common, revoke: bool) -> CommandResult:
-    from legion_llm.cli.llm import display_url
     from legion_llm.config import SENSITIVE, project_sensitive
     from legion_llm.trust import record_trust
 
@@ -42,7 +41,7 @@ def trust_result(c: Common, revoke: bool) -> CommandResult:
         "trusted": not revoke,
         "settings": str(path),
         "settings_sha256": None if revoke else digest,
-        "sensitive": {key: _shown(key, value, display_url) for key, value in sensitive.items()},
+        "sensitive": {key: _shown(key, value) for key, value in sensitive.items()},
         "store": str(store),
     }
     if revoke:
@@ -61,8 +60,10 @@ def trust_result(c: Common, revoke: bool) -> CommandResult:
     return CommandResult("trust", data, "\n".join(lines))
 
 
-def _shown(key: str, value: Any, display_url: Any) -> Any:
+def _shown(key: str, value: Any) -> Any:
     """What a setting says, without a password in a URL; an allow list as its patterns."""
+    from legion_llm.cli.llm import display_url
+
     if key == "llm.base_url" and isinstance(value, str):
         return display_url(value)
     return list(value) if isinstance(value, tuple) else value
