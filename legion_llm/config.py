@@ -1,6 +1,7 @@
-"""settings.json `memory.*`, read once per command. Invalid JSON means defaults plus one warning.
+"""Settings, read once per command: the user's own settings.json (userdirs.py), then the project's
+settings.json over it. Invalid JSON means defaults plus one warning.
 
-Keys (all optional):
+Keys (all optional, the same in both files):
 
     {"memory": {"enabled": true, "auto_prune": false, "prune_threshold": 200, "prune_age_days": 90,
                 "redact": {"allow": ["AKIA[A-Z0-9]{12}EXAMPLE", "sk_test_\\w+"],
@@ -9,19 +10,38 @@ Keys (all optional):
 
 `memory.llm` belongs to the LLM layer (legion_llm/llm/config.py reads it from `Settings.llm`).
 `memory.redact` configures secret redaction (legion_llm/memory/redact/): `allow` lists regexes of
-text to keep as written; `enabled: false` (the project's own decision, in its own file) writes and
-sends secrets as given, with a warning each time. No command-line option or MCP argument turns it off.
+text to keep as written (the user's and the project's lists together); `enabled: false` writes
+and sends secrets as given, with a warning each time. No command-line option or MCP argument
+turns it off.
+
+The trust boundary: a project's settings.json is a file of its repository, so of every clone of
+a stranger's repository. The settings in SENSITIVE (a program to run, a host to send the key to,
+weaker redaction) are honoured from the user's own file and the environment always, and from a
+project's file only when the user trusted that project (`legion-llm trust`, trust.py); from an
+untrusted project they are ignored with one warning naming them. Every other setting of the
+project applies as usual. `sources` says where each effective setting came from.
 """
 
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from legion_llm.memory.files import read_problem, read_text
+from legion_llm.memory.files import read_bytes, read_problem
+from legion_llm.memory.redact.patterns import regex_problem
+from legion_llm.memory.untrusted import UntrustedInputError, load_json
+from legion_llm.userdirs import user_settings_path
+
+# what each setting that an untrusted project may not set would let its repository do
+SENSITIVE: dict[str, str] = {
+    "llm.claude_cli": "chooses the program run as `claude`",
+    "llm.base_url": "chooses the host your API key is sent to",
+    "redact.allow": "keeps text that redaction would remove",
+    "redact.enabled": "turns redaction off",
+}
 
 
 @dataclass(frozen=True)
@@ -33,41 +53,138 @@ class Settings:
     redact_allow: tuple[str, ...] = ()
     redact_enabled: bool = True
     warnings: tuple[str, ...] = ()
+    # "llm.model", "redact.allow", "auto_prune", ... -> the file that set it (absent: the default)
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    ignored: tuple[str, ...] = ()  # SENSITIVE keys the untrusted project set, not honoured
+    trusted: bool = False  # the project's settings are trusted (`legion-llm trust`)
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, "default")
 
 
 _INT_KEYS = ("prune_threshold", "prune_age_days")
 
 
-def load_settings(path: Path) -> Settings:
-    """Read `memory.*` from settings.json at `path`; a missing file gives the defaults silently."""
-    try:
-        text = read_text(path, root=path.parent)  # never blocks on a FIFO, never leaves the root
-    except (OSError, UnicodeDecodeError) as exc:
-        return Settings(warnings=(f"Warning: {path.name} {read_problem(exc)}; using defaults.",))
-    if text is None:
-        return Settings()
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return Settings(
-            warnings=(f"Warning: {path.name} is not valid JSON ({exc.msg}); using defaults.",)
-        )
-    except RecursionError:  # a hostile file: the decoder recurses per level
-        return Settings(warnings=(f"Warning: {path.name} is nested too deeply; using defaults.",))
-    memory = raw.get("memory") if isinstance(raw, dict) else None
-    if not isinstance(memory, dict):
-        return Settings()
-    return _from_memory_section(memory, path.name)
+@dataclass
+class _Layer:
+    """What one settings file set: values by key ("llm.model", "redact.allow", ...)."""
+
+    name: str
+    values: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    data: bytes | None = None
 
 
-def _from_memory_section(memory: dict[str, Any], name: str) -> Settings:
-    warnings: list[str] = []
+def load_settings(path: Path, *, user_path: Path | None = None) -> Settings:
+    """The project's settings.json at `path` over the user's own (`user_path`, default
+    userdirs.user_settings_path()); a missing file gives the defaults silently."""
+    user_file = user_settings_path() if user_path is None else user_path
+    user = _layer(user_file, _shown(user_file), root=None)
+    project = _layer(path, path.name, root=path.parent)
+    weakening = [key for key in SENSITIVE if _weakens(key, project.values.get(key))]
+    trusted = False
+    if weakening:
+        from legion_llm.trust import settings_digest, trust_state
+
+        trusted = trust_state(path.parent, settings_digest(project.data)).trusted
+    ignored = () if trusted else tuple(weakening)
     values: dict[str, Any] = {}
-    auto_prune = memory.get("auto_prune", False)
-    if isinstance(auto_prune, bool):
-        values["auto_prune"] = auto_prune
-    else:
-        warnings.append(f"Warning: {name} memory.auto_prune must be true or false; using false.")
+    sources: dict[str, str] = {}
+    for layer in (user, project):
+        for key, value in layer.values.items():
+            if key in ignored and layer is project:
+                continue
+            if key == "redact.allow" and key in values:
+                value = (*values[key], *value)  # both lists apply
+            values[key], sources[key] = value, f"{layer.name} memory.{key}"
+    warnings = [*user.warnings, *project.warnings]
+    if ignored:
+        warnings.append(untrusted_warning(path.name, ignored))
+    llm = {key[4:]: value for key, value in values.items() if key.startswith("llm.")}
+    return Settings(
+        auto_prune=values.get("auto_prune", False),
+        prune_threshold=values.get("prune_threshold", 200),
+        prune_age_days=values.get("prune_age_days", 90),
+        llm=llm,
+        redact_allow=tuple(values.get("redact.allow", ())),
+        redact_enabled=values.get("redact.enabled", True),
+        warnings=tuple(warnings),
+        sources=sources,
+        ignored=ignored,
+        trusted=trusted,
+    )
+
+
+def project_sensitive(path: Path) -> tuple[dict[str, Any], str]:
+    """What the project's settings.json at `path` sets of SENSITIVE (what trusting it would
+    honour), and the digest a trust record pins (of the very bytes read)."""
+    from legion_llm.trust import settings_digest
+
+    layer = _layer(path, path.name, root=path.parent)
+    found = {key: layer.values[key] for key in SENSITIVE if _weakens(key, layer.values.get(key))}
+    return found, settings_digest(layer.data)
+
+
+def untrusted_warning(name: str, keys: tuple[str, ...]) -> str:
+    what = "; ".join(f"memory.{key} {SENSITIVE[key]}" for key in keys)
+    return (
+        f"Warning: {name} of this project is not trusted, so it may not set {what}: ignored. "
+        "If you trust this project, run `legion-llm trust`; or set it in your own "
+        f"{_shown(user_settings_path())}."
+    )
+
+
+def _weakens(key: str, value: Any) -> bool:
+    """Would this project value do what SENSITIVE says? (`enabled: true` or `allow: []` do not.)"""
+    if key == "redact.enabled":
+        return value is False
+    if key == "redact.allow":
+        return bool(value)
+    return value is not None
+
+
+def _shown(path: Path) -> str:
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def _layer(path: Path, name: str, *, root: Path | None) -> _Layer:
+    layer = _Layer(name)
+    try:
+        # never blocks on a FIFO; the project's file never leaves its root
+        layer.data = read_bytes(path, root=root, contained=root is not None)
+    except OSError as exc:
+        layer.warnings.append(f"Warning: {name} {read_problem(exc)}; using defaults.")
+        return layer
+    if layer.data is None:
+        return layer
+    try:
+        raw = load_json(layer.data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        layer.warnings.append(f"Warning: {name} is not UTF-8 text; using defaults.")
+        return layer
+    except json.JSONDecodeError as exc:
+        layer.warnings.append(f"Warning: {name} is not valid JSON ({exc.msg}); using defaults.")
+        return layer
+    except UntrustedInputError:  # a hostile file
+        layer.warnings.append(f"Warning: {name} is nested too deeply; using defaults.")
+        return layer
+    memory = raw.get("memory") if isinstance(raw, dict) else None
+    if isinstance(memory, dict):
+        layer.values = _from_memory_section(memory, name, layer.warnings)
+    return layer
+
+
+def _from_memory_section(memory: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
+    """The valid settings this file gives, by key; a bad value is a warning and not set."""
+    values: dict[str, Any] = {}
+    if "auto_prune" in memory:
+        if isinstance(memory["auto_prune"], bool):
+            values["auto_prune"] = memory["auto_prune"]
+        else:
+            warnings.append(
+                f"Warning: {name} memory.auto_prune must be true or false; using false."
+            )
     for key in _INT_KEYS:
         if key not in memory:
             continue
@@ -81,44 +198,38 @@ def _from_memory_section(memory: dict[str, Any], name: str) -> Settings:
             )
     llm = memory.get("llm", {})
     if isinstance(llm, dict):
-        values["llm"] = llm
+        values.update((f"llm.{key}", value) for key, value in llm.items())
     else:
         warnings.append(f"Warning: {name} memory.llm must be an object; using defaults.")
     values.update(_redact_section(memory.get("redact", {}), name, warnings))
-    return Settings(**values, warnings=tuple(warnings))
+    return values
 
 
 def _redact_section(redact: Any, name: str, warnings: list[str]) -> dict[str, Any]:
-    """`memory.redact`: allow (a list of regexes; a bad one is dropped with a warning), enabled."""
+    """`memory.redact`: allow (a list of regexes; a bad or unsafe one is dropped with a
+    warning), enabled."""
     if not isinstance(redact, dict):
         warnings.append(f"Warning: {name} memory.redact must be an object; using defaults.")
         return {}
     values: dict[str, Any] = {}
-    enabled = redact.get("enabled", True)
-    if isinstance(enabled, bool):
-        values["redact_enabled"] = enabled
-    else:
-        warnings.append(f"Warning: {name} memory.redact.enabled must be true or false; using true.")
+    if "enabled" in redact:
+        if isinstance(redact["enabled"], bool):
+            values["redact.enabled"] = redact["enabled"]
+        else:
+            warnings.append(
+                f"Warning: {name} memory.redact.enabled must be true or false; using true."
+            )
     allow = redact.get("allow", [])
     if not isinstance(allow, list):
         warnings.append(f"Warning: {name} memory.redact.allow must be a list of regexes; ignored.")
         allow = []
     kept = []
     for index, pattern in enumerate(allow):
-        problem = _regex_problem(pattern)
+        problem = regex_problem(pattern)
         if problem is None:
             kept.append(pattern)
         else:
             warnings.append(f"Warning: {name} memory.redact.allow[{index}] {problem}; ignored.")
-    values["redact_allow"] = tuple(kept)
+    if kept:
+        values["redact.allow"] = tuple(kept)
     return values
-
-
-def _regex_problem(pattern: Any) -> str | None:
-    if not isinstance(pattern, str) or not pattern:
-        return "must be a non-empty string"
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return f"is not a valid regular expression ({exc})"
-    return None

@@ -30,6 +30,27 @@ def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", os.pathsep.join(kept))
 
 
+@pytest.fixture(autouse=True)
+def _user_folders(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The user's own settings, trust list and ticket key (legion_llm/userdirs.py) live in a
+    temporary folder: no test reads or writes the real ~/.config or ~/.local/share."""
+    base = tmp_path_factory.mktemp("user")
+    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
+                             ("XDG_CACHE_HOME", "cache")):  # fmt: skip
+        monkeypatch.setenv(variable, str(base / folder))
+    return base
+
+
+def trust_project(root: Path) -> None:
+    """`legion-llm trust` for `root` as its settings.json is now."""
+    from legion_llm.config import project_sensitive
+    from legion_llm.trust import record_trust
+
+    record_trust(root, project_sensitive(root / "settings.json")[1])
+
+
 @dataclass
 class CliResult:
     exit_code: int

@@ -11,7 +11,7 @@ import typer
 from typer.exceptions import TyperException
 
 from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
-from legion_llm.cli.render import echo, envelope, stderr_line
+from legion_llm.cli.render import echo, envelope, secret_free, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "phase-context": ("legion_llm.cli.compact", "phase_context_cmd", False),
     "distill": ("legion_llm.cli.distill", "distill", False),
     "scan": ("legion_llm.cli.scan", "scan_cmd", False),
+    "trust": ("legion_llm.cli.trust", "trust_cmd", False),
     "learnings": ("legion_llm.cli.learnings", "app", True),
     "eval": ("legion_llm.cli.evals.app", "app", True),
     "batch": ("legion_llm.cli.batch", "app", True),
@@ -126,7 +127,7 @@ def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
         if not as_json:
             echo(exc.record_text)
     if as_json:
-        data["error"] = shown
+        data["error"] = secret_free(shown)
         print(envelope(_command_name(args), data, [], ok=False))
     return exc.exit_code
 

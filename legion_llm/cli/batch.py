@@ -56,6 +56,7 @@ class BatchOptions:
     wait: bool = False
     interval: float = DEFAULT_INTERVAL
     timeout: float = DEFAULT_TIMEOUT
+    force: bool = False  # submit although a batch not yet collected holds some of the cases
 
 
 def batch_engines_for(
@@ -103,13 +104,16 @@ class EngineChoice:
         return batch_engines_for(c, self.model, self.max_cost, self.engine, self.price)
 
 
-def submit_result(c: Common, job: BatchJob, choice: EngineChoice) -> CommandResult:
+def submit_result(
+    c: Common, job: BatchJob, choice: EngineChoice, *, force: bool = False
+) -> CommandResult:
     from legion_llm.llm.batch import BatchLedger
     from legion_llm.pipeline.batch.run import submit_job
 
     engines = choice.engines_for(c)(BatchLedger("plan"))
     kept = {"engine": choice.engine, "price": choice.price}
-    record = submit_job(job, engines, c.root, max_cost=choice.max_cost, engine_options=kept)
+    record = submit_job(job, engines, c.root, max_cost=choice.max_cost, engine_options=kept,
+                        force=force)  # fmt: skip
     skipped = {k: e.problem for k, e in record.cases.items() if e.problem}
     data = {**record.summary(), "batch_id": record.id, "record": _rel(c, record),
             "cases": {k: {"label": e.label, "custom_ids": e.custom_ids, "problem": e.problem}
@@ -129,7 +133,7 @@ def submit_then_wait(
     c: Common, job: BatchJob, choice: EngineChoice, options: BatchOptions
 ) -> CommandResult:
     """Submit; with --wait, poll until the batch ends and collect it in the same command."""
-    submitted = submit_result(c, job, choice)
+    submitted = submit_result(c, job, choice, force=options.force)
     if not options.wait:
         return submitted
     collected = collect_result(c, submitted.data["batch_id"], wait=True, interval=options.interval,

@@ -99,9 +99,20 @@ def resolve_branch(value: str, root: Path) -> str | None:
     return value
 
 
+def trust_warnings(root: Path) -> list[str]:
+    """The one warning about the settings an untrusted project set and that were ignored
+    (config.py), for every command's result, whether it read those settings or not."""
+    from legion_llm.config import untrusted_warning
+
+    paths = MemoryPaths(root)
+    settings = load_settings(paths.settings)
+    return [untrusted_warning(paths.settings.name, settings.ignored)] if settings.ignored else []
+
+
 def finish(result: CommandResult, options: Common) -> None:
     from legion_llm.cli.render import emit
 
+    result.warnings = list(dict.fromkeys([*result.warnings, *trust_warnings(options.root)]))
     code = emit(result, options.as_json)
     if code:
         raise typer.Exit(code)

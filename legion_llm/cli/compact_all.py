@@ -8,6 +8,7 @@ legion_llm.pipeline.batch.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.cli.batch import BatchOptions
@@ -40,7 +41,8 @@ def compact_all_result(
         from legion_llm.cli.llm import open_session
 
         return direct_result(c, job, open_session(c, engine, model, max_cost, price=price))
-    return submit_then_wait(c, job, EngineChoice(model, max_cost, engine, price), options)
+    choice = EngineChoice(model, max_cost, engine, price)
+    return submit_then_wait(c, job, choice, replace(options, force=force))
 
 
 def direct_result(c: Common, job: Any, session: LLMSession) -> CommandResult:

@@ -27,6 +27,7 @@ from legion_llm.cli.common import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from legion_llm.config import Settings
     from legion_llm.llm.claude_code.cli import ClaudeCodeStatus
     from legion_llm.llm.config import LLMConfig
     from legion_llm.llm.engine import Engine
@@ -84,7 +85,8 @@ def resolve_config(
 
     settings = c.settings()
     flags = {"engine": engine, "model": model, "max_cost_usd": max_cost, "price": price}
-    config = resolve_llm_config(settings.llm, flags=flags, settings_name=c.paths.settings.name)
+    config = resolve_llm_config(settings.llm, flags=flags, settings_name=c.paths.settings.name,
+                                settings_sources=settings.sources)  # fmt: skip
     return config, [*settings.warnings, *config.warnings]
 
 
@@ -147,12 +149,12 @@ def check(
     """Show every engine, which one would be used and why, and the model. Calls no model."""
     c = common(root, today, json_)
     config, warnings = resolve_config(c, engine, model, max_cost, price)
-    data, human = check_report(c, config)
+    data, human = check_report(c, config, c.settings())
     code = 0 if data["ready"] else 1
     finish(CommandResult("llm check", data, human, warnings, code), c)
 
 
-def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
+def check_report(c: Common, config: LLMConfig, settings: Settings) -> tuple[dict[str, Any], str]:
     from legion_llm.llm.budget import UsageMeter, input_budget
     from legion_llm.llm.claude_code.cli import probe
     from legion_llm.llm.config import find_credential
@@ -166,7 +168,6 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
         problems.append(f"error: {unknown}" if selected == "anthropic" else f"note: {unknown}")
     folder = prompts_dir()
     prompts = sorted(p.stem for p in folder.glob("*.md") if p.stem != "README")
-    settings = c.paths.settings
     data: dict[str, Any] = {
         "engine": {"requested": config.engine, "source": config.sources.get("engine"),
                    "selected": selected, "reason": reason},
@@ -182,7 +183,12 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
                        "variable": credential.variable if credential else None},
         "base_url": {"url": display_url(config.effective_base_url),
                      "source": config.sources.get("base_url")},
-        "settings": {"path": str(settings), "exists": settings.is_file()},
+        "settings": settings_report(c, settings),
+        "claude_cli": {"value": config.claude_cli, "source": config.sources.get("claude_cli")},
+        "redact": {"enabled": {"value": settings.redact_enabled,
+                               "source": settings.source("redact.enabled")},
+                   "allow": {"patterns": len(settings.redact_allow),
+                             "source": settings.source("redact.allow")}},
         "limits": _limits(config),
         "prompts": {"dir": str(folder), "names": prompts},
         "api_called": False,
@@ -191,6 +197,16 @@ def check_report(c: Common, config: LLMConfig) -> tuple[dict[str, Any], str]:
         "usage": UsageMeter(model=None if selected in ("offline", "none") else config.model).as_dict(selected),
     }  # fmt: skip
     return data, _human(data)
+
+
+def settings_report(c: Common, settings: Settings) -> dict[str, Any]:
+    """Both settings files, whether the project is trusted, and what of it was ignored."""
+    from legion_llm.userdirs import user_settings_path
+
+    user = user_settings_path()
+    return {"path": str(c.paths.settings), "exists": c.paths.settings.is_file(),
+            "user_path": str(user), "user_exists": user.is_file(), "trusted": settings.trusted,
+            "ignored": [f"memory.{key}" for key in settings.ignored]}  # fmt: skip
 
 
 def _model(config: LLMConfig) -> tuple[ModelInfo, str | None]:
@@ -280,7 +296,20 @@ def _human(data: dict[str, Any]) -> str:
         f"key:       {'configured in ' + key['variable'] if key['configured'] else 'not configured'}",
         f"base URL:  {data['base_url']['url']} ({data['base_url']['source']})",
         f"settings:  {data['settings']['path']}"
-        + ("" if data["settings"]["exists"] else " (not found: defaults)"),
+        + ("" if data["settings"]["exists"] else " (not found: defaults)")
+        + (" (trusted)" if data["settings"]["trusted"] else ""),
+        f"           {data['settings']['user_path']} (yours"
+        + ("" if data["settings"]["user_exists"] else ", not found")
+        + ")",
+        *[
+            f"ignored:   {key} (this project is not trusted; `legion-llm trust` to honour it)"
+            for key in data["settings"]["ignored"]
+        ],
+        f"claude:    {data['claude_cli']['value'] or 'claude on PATH'} "
+        f"({data['claude_cli']['source']})",
+        f"redaction: {'on' if data['redact']['enabled']['value'] else 'OFF'} "
+        f"({data['redact']['enabled']['source']}), {data['redact']['allow']['patterns']} allow "
+        f"pattern(s) ({data['redact']['allow']['source']})",
         f"limits:    max_tokens {limits['max_tokens']}, stall {limits['stall_timeout_s']:g} s, "
         f"attempt {limits['timeout_s']:g} s, "
         f"deadline {limits['deadline_s']:g} s, retry wait cap {limits['max_retry_sleep_s']:g} s, "

@@ -41,8 +41,22 @@ def visible(text: str) -> str:
 
 
 def envelope(command: str, data: Any, warnings: Sequence[str], *, ok: bool = True) -> str:
-    body = {"ok": ok, "command": command, "data": data, "warnings": list(warnings)}
+    body = {
+        "ok": ok,
+        "command": command,
+        "data": data,
+        "warnings": [secret_free(w) for w in warnings],
+    }
     return json.dumps(scrub_data(body), ensure_ascii=False)
+
+
+def secret_free(text: str) -> str:
+    """A warning, notice or error line with every secret the built-in rules know redacted: such
+    a line can quote what an engine, a CLI or a file said (the memory files' own text, written
+    already redacted, is data and is not touched here)."""
+    from legion_llm.memory.redact import redacted
+
+    return redacted(text)
 
 
 def shown(text: str) -> str:
@@ -51,7 +65,7 @@ def shown(text: str) -> str:
 
 
 def stderr_line(text: str) -> None:
-    print(shown(text), file=sys.stderr, flush=True)
+    print(shown(secret_free(text)), file=sys.stderr, flush=True)
 
 
 def echo(text: str) -> None:

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from legion_llm.memory.redact import excerpt
+
 Mode = Literal["plan", "replay"]
 RESULT_KINDS = ("succeeded", "errored", "expired", "canceled")
 _ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]+")
@@ -206,5 +208,5 @@ def describe_error(error: Any) -> str:
     inner = error.get("error") if isinstance(error, Mapping) else None
     inner = inner if isinstance(inner, Mapping) else error if isinstance(error, Mapping) else {}
     kind = str(inner.get("type") or "error")
-    message = " ".join(str(inner.get("message") or "").split())[:200]
+    message = excerpt(str(inner.get("message") or ""), 200)
     return f"{kind}: {message}" if message else kind

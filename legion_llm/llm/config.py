@@ -1,5 +1,10 @@
 """LLM settings: flags > environment > settings.json `memory.llm` > defaults, resolved once.
 
+settings.json is the project's over the user's own (legion_llm/config.py); `claude_cli` and
+`base_url` are taken from a project's file only when the user trusted the project (`legion-llm
+trust`): a cloned repository must not choose the program run as `claude` nor the host the key is
+sent to.
+
 settings.json (every key optional):
 
     {"memory": {"llm": {
@@ -213,14 +218,21 @@ def resolve_llm_config(
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
     settings_name: str = "settings.json",
+    settings_sources: Mapping[str, str] | None = None,
 ) -> LLMConfig:
-    """Resolve every field; `flags` values of None mean "not given on the command line"."""
+    """Resolve every field; `flags` values of None mean "not given on the command line".
+    `settings_sources` names the file each `settings_llm` key came from (config.Settings.sources:
+    "llm.model" -> "settings.json memory.llm.model"); without it, `settings_name`."""
     env = os.environ if env is None else env
     settings_llm = settings_llm or {}
+
+    def where(key: str) -> str:
+        return (settings_sources or {}).get(f"llm.{key}") or f"{settings_name} memory.llm.{key}"
+
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     warnings = [
-        f"Warning: {settings_name} memory.llm.{key} is not a known setting; ignored."
+        f"Warning: {where(key)} is not a known setting; ignored."
         for key in settings_llm
         if key not in FIELDS
     ]
@@ -238,15 +250,10 @@ def resolve_llm_config(
             )
         elif name in settings_llm:
             try:
-                values[name], sources[name] = (
-                    parse(settings_llm[name]),
-                    f"{settings_name} memory.llm.{name}",
-                )
+                values[name], sources[name] = parse(settings_llm[name]), where(name)
             except ValueError as exc:
                 sources[name] = "default"
-                warnings.append(
-                    f"Warning: {settings_name} memory.llm.{name} {exc}; using the default."
-                )
+                warnings.append(f"Warning: {where(name)} {exc}; using the default.")
         else:
             sources[name] = "default"
     return LLMConfig(**values, sources=sources, warnings=tuple(warnings))

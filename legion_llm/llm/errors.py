@@ -15,9 +15,16 @@ EXIT_LLM = 4
 
 
 class LLMError(LegionError):
-    """Base of the LLM layer's errors."""
+    """Base of the LLM layer's errors. Its message is redacted when it is made: an engine's error
+    can quote what a CLI, a proxy or a model printed, and that text goes on into notices,
+    fallback reasons, --json and MCP tool errors."""
 
     exit_code = EXIT_LLM
+
+    def __init__(self, message: str, *, data: dict[str, Any] | None = None) -> None:
+        from legion_llm.memory.redact import redacted
+
+        super().__init__(redacted(message), data=data)
 
 
 class NoApiKeyError(LLMError):

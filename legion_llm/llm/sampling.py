@@ -47,6 +47,7 @@ from legion_llm.llm.errors import (
 )
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.memory.redact import Redactor
+from legion_llm.memory.untrusted import UntrustedInputError, decode_first
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)
@@ -150,11 +151,11 @@ def parse_reply(text: str, schema: type[T], prompt: str) -> tuple[T | None, str]
     if start < 0 or candidate.rfind("}") < start:
         raise NoToolCallError(f"the MCP client's answer to prompt {prompt!r} holds no JSON object")
     try:  # the first object; prose after it (braces and all) is not part of the answer
-        data, _ = json.JSONDecoder().raw_decode(candidate, start)
+        data, _ = decode_first(candidate, start)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg})"
-    except RecursionError:  # a broken model's answer, deeper than the decoder goes
-        return None, "not valid JSON (nested too deeply)"
+    except UntrustedInputError as exc:  # a broken model's answer, nested too deeply
+        return None, f"not usable JSON (it {exc})"
     try:
         return schema.model_validate(data), ""
     except ValidationError as exc:

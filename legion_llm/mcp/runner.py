@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from legion_llm.cli.common import CommandResult, Common, parse_today
-from legion_llm.cli.render import envelope
+from legion_llm.cli.common import CommandResult, Common, parse_today, trust_warnings
+from legion_llm.cli.render import envelope, secret_free
 from legion_llm.errors import LegionError, WriteFailedError
 from legion_llm.llm.scrub import scrub
 
@@ -41,8 +41,8 @@ class Runner:
             try:
                 result = build()
             except Exception as exc:
-                raise ToolError(scrub(error_text(exc))) from exc
-        warnings = list(dict.fromkeys(result.warnings))
+                raise ToolError(scrub(secret_free(error_text(exc)))) from exc
+        warnings = list(dict.fromkeys([*result.warnings, *trust_warnings(self.root)]))
         text = envelope(result.command, result.data, warnings, ok=result.exit_code == 0)
         loaded: dict[str, Any] = json.loads(text)
         return loaded

@@ -4,8 +4,13 @@ YAML (learning frontmatter): the safe loader, minus aliases. An alias is refused
 is built, so a "billion laughs" file costs what its text costs and no more. Nesting deeper than
 MAX_DEPTH and text longer than MAX_YAML_CHARS are refused too (the composer recurses per level).
 
-JSON (mission state, task cards, event lines): at most MAX_JSON_CHARS, nested at most
-MAX_DEPTH deep (the decoder's own recursion limit is caught and said the same way).
+JSON: every reader of JSON that someone else wrote goes through `load_json` (or `decode_first`
+for the first object of a text): settings files, mission state, task cards and event lines,
+host tickets and proposals, batch records and result lines, the claude CLI's envelopes and
+`auth status`, a model's answer read from text. At most MAX_JSON_CHARS, nested at most
+MAX_DEPTH deep (the decoder's own recursion limit is caught and said the same way, so a deep
+text is one refusal, never a RecursionError); NaN and Infinity, which JSON does not have, read
+as null.
 
 Every refusal is an UntrustedInputError whose message completes "<file> ...", for one warning.
 """
@@ -13,6 +18,7 @@ Every refusal is an UntrustedInputError whose message completes "<file> ...", fo
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import yaml
@@ -59,22 +65,52 @@ def load_yaml(text: str) -> Any:
         loader.dispose()
 
 
-def load_json(text: str) -> Any:
+def load_json(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_JSON_CHARS) -> Any:
     """The JSON value of `text`; UntrustedInputError or json.JSONDecodeError when refused."""
-    if len(text) > MAX_JSON_CHARS:
+    return decode_first(text, 0, max_depth=max_depth, max_chars=max_chars, whole=True)[0]
+
+
+def decode_first(
+    text: str,
+    start: int = 0,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_chars: int = MAX_JSON_CHARS,
+    whole: bool = False,
+) -> tuple[Any, int]:
+    """The JSON value that begins at `start` in `text` and where it ends (text after it is not
+    read, unless `whole`: then it must be blank); refused as load_json refuses."""
+    if len(text) > max_chars:
         raise UntrustedInputError(
-            f"is too large to read ({len(text):,} characters; at most {MAX_JSON_CHARS:,})"
+            f"is too large to read ({len(text):,} characters; at most {max_chars:,})"
         )
+    value: Any = None
     try:
-        value = json.loads(text)
+        if whole:
+            value, end = _DECODER.decode(text), len(text)
+        else:
+            value, end = _DECODER.raw_decode(text, start)
     except RecursionError:
-        value = None
         deep = True
     else:
-        deep = _deeper_than(value, MAX_DEPTH)
+        deep = _deeper_than(value, max_depth)
     if deep:
-        raise UntrustedInputError(f"is nested deeper than {MAX_DEPTH} levels")
-    return value
+        raise UntrustedInputError(f"is nested deeper than {max_depth} levels")
+    return value, end
+
+
+def _no_constant(name: str) -> None:
+    """NaN, Infinity, -Infinity: not JSON (Python's decoder accepts them); read as null."""
+    return None
+
+
+def _finite(digits: str) -> float | None:
+    """A number too large for a float (1e999) reads as null too, not as infinity."""
+    number = float(digits)
+    return number if math.isfinite(number) else None
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

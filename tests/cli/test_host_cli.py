@@ -18,6 +18,7 @@ from legion_llm.cli.compact import compact_maker
 from legion_llm.cli.distill import distill_maker
 from legion_llm.cli.host import MakeStep, record
 from legion_llm.cli.learnings import extract_maker
+from legion_llm.errors import InputError
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.memory.phases.find import find_phase
 from tests.pipeline.compaction_cases import fingerprint
@@ -70,7 +71,7 @@ def test_compact_prepare_hands_over_the_prompt_and_writes_nothing(
     request = prepare(cli, demo_project, "compact", "3")
     assert set(request) == {"ticket", "step", "instructions", "schema", "inputs",
                             "budget_tokens", "submit"}  # fmt: skip
-    assert request["ticket"].startswith("lt1.") and request["step"] == "compact"
+    assert request["ticket"].startswith("lt2.") and request["step"] == "compact"
     assert request["instructions"] == load_prompt("compact-phase").system
     assert "FX-01" in request["inputs"] and "src/fx/importer.py" in request["inputs"]
     assert set(request["schema"]["required"]) >= {"deliverables", "files", "verification"}
@@ -156,8 +157,10 @@ def test_a_ticket_for_changed_inputs_is_refused(cli: Any, demo_project: Path) ->
 
 @pytest.mark.parametrize(
     ("ticket", "message"),
-    [("hello", "that is not a legion-llm ticket (a ticket starts with 'lt1.')"),
-     ("lt1.!!!", "the ticket is damaged; prepare again")],
+    [("hello", "that is not a legion-llm ticket (a ticket starts with 'lt2.')"),
+     ("lt2.!!!", "the ticket is damaged or was edited (its signature does not match); "
+                 "prepare again"),
+     ("lt1.eyJ9", "the ticket was made by an older legion-llm (lt1.); prepare again")],
 )  # fmt: skip
 def test_a_damaged_ticket_is_one_line(
     cli: Any, demo_project: Path, ticket: str, message: str
@@ -191,7 +194,7 @@ def test_prepare_out_writes_the_request_inside_the_root(cli: Any, demo_project: 
     result = cli("compact", "3", "--prepare", "--out", "req.json", "--root", demo_project)
     assert result.exit_code == 0 and "Wrote the request to req.json" in result.stdout
     request = json.loads((demo_project / "req.json").read_text(encoding="utf-8"))
-    assert request["ticket"].startswith("lt1.") and "inputs" in request
+    assert request["ticket"].startswith("lt2.") and "inputs" in request
     outside = cli("compact", "3", "--prepare", "--out", "/tmp/../etc/req.json", "--root",
                   demo_project)  # fmt: skip
     assert outside.exit_code != 0 and "outside" in outside.stderr
@@ -312,3 +315,78 @@ def test_errors_match_hands_close_calls_to_the_agent_when_no_model_judged(
     hit = judged.json["data"]["matches"][0]
     assert (hit["id"], hit["decided_by"]) == ("E-001", "claude")  # a model judged it
     assert "to_judge" not in judged.json["data"]
+
+
+def _forged(ticket: str, **args: Any) -> str:
+    """The ticket with its arguments edited and re-signed as the first version did: with a
+    plain sha256 anyone can recompute (here: with no key at all)."""
+    import base64
+    import hashlib
+
+    body, _, _ = ticket[4:].partition(".")
+    data = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    data["args"].update(args)
+    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    digest = hashlib.sha256(raw).hexdigest()
+    return f"lt2.{base64.urlsafe_b64encode(raw).decode().rstrip('=')}.{digest}"
+
+
+def test_an_edited_force_cannot_replace_a_compacted_file(cli: Any, demo_project: Path) -> None:
+    """Issue 25, point 5: an edited `force: true` replaced an existing COMPACTED.md."""
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    (answer,) = offline_answers(demo_project, compact_maker(find_phase(demo_project, "3"), False))
+    assert submit(cli, demo_project, ticket, answer, "compact", "3").exit_code == 0
+    written = (demo_project / COMPACTED).read_bytes()
+    result = submit(cli, demo_project, _forged(ticket, force=True), answer, "compact", "3")
+    assert result.exit_code == 1 and result.stderr.strip() == (
+        "error: the ticket is damaged or was edited (its signature does not match); prepare again"
+    )
+    assert (demo_project / COMPACTED).read_bytes() == written
+
+
+def test_a_forged_timestamp_is_refused_and_learnings_stay(cli: Any, demo_project: Path) -> None:
+    """A 70,000-character `now` made `learnings load` drop from 5 learnings to 2."""
+    ticket = prepare(cli, demo_project, "learnings", "extract", MISSION)["ticket"]
+    forged = submit(cli, demo_project, _forged(ticket, now="9" * 70_000), [],
+                    "learnings", "extract", MISSION)  # fmt: skip
+    assert forged.exit_code == 1 and "signature does not match" in forged.stderr
+
+
+def test_a_signed_ticket_out_of_bounds_is_refused() -> None:
+    """Bounds hold even for a ticket this machine signed (a bug upstream, say)."""
+    from legion_llm.llm.host.ticket import Ticket
+
+    keys = ("0" * 64,)
+    with pytest.raises(InputError, match=r"^the ticket.s now is out of bounds; prepare again$"):
+        Ticket("learnings extract", {"mission": "m", "now": "9" * 70_000, "today": TODAY},
+               keys).encode()  # fmt: skip
+    with pytest.raises(InputError, match="the ticket's force is out of bounds"):
+        Ticket("compact", {"phase": "3", "force": "yes", "today": TODAY}, keys).encode()
+    with pytest.raises(InputError, match="the ticket's arguments are not those of `distill`"):
+        Ticket("distill", {"today": TODAY, "catalog": None, "extra": 1}, keys).encode()
+
+
+def test_the_ticket_key_is_the_users_own_and_private(
+    cli: Any, demo_project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+    import stat
+
+    ticket = prepare(cli, demo_project, "compact", "3")["ticket"]
+    key = Path(os.environ["XDG_DATA_HOME"]) / "legion-llm" / "ticket.key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_bytes()) == 32
+    assert stat.S_IMODE(key.parent.stat().st_mode) == 0o700
+    assert not list(demo_project.rglob("*.key"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "another-user"))  # another key
+    result = submit(cli, demo_project, ticket, {}, "compact", "3")
+    assert result.exit_code == 1 and "signature does not match" in result.stderr
+
+
+def test_a_ticket_nested_too_deeply_is_one_line(cli: Any, demo_project: Path) -> None:
+    """Issue 25, point 10: a deep host ticket was a RecursionError (exit 70)."""
+    import base64
+
+    deep = base64.urlsafe_b64encode(b"[" * 100_000 + b"]" * 100_000).decode().rstrip("=")
+    result = submit(cli, demo_project, f"lt2.{deep[:150_000]}.x", {}, "compact", "3")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "signature does not match" in result.stderr and "internal error" not in result.stderr

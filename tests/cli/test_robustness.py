@@ -90,7 +90,7 @@ def test_a_deeply_nested_host_proposal_is_one_error_line(cli: Any, demo_project:
     proposal = demo_project / "proposal.json"
     proposal.write_text(DEEP, encoding="utf-8")
     result = cli(
-        "compact", "3", "--proposal", proposal, "--ticket", "lt1.x", "--root", demo_project
+        "compact", "3", "--proposal", proposal, "--ticket", "lt2.x", "--root", demo_project
     )
     assert result.exit_code == 1, result.stderr
     assert result.stderr.startswith("error: --proposal") and "nested deeper" in result.stderr

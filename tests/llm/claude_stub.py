@@ -46,10 +46,11 @@ class StubClaude:
         auth_method: str = "claude.ai",
         old: bool = False,
         version: str = "2.1.197",
+        auth_stdout: str | None = None,
     ) -> StubClaude:
         state = {"replies": list(replies) or [reply("text", text="(nothing scripted)")],
                  "logged_in": logged_in, "auth_method": auth_method, "old": old,
-                 "version": version}  # fmt: skip
+                 "version": version, "auth_stdout": auth_stdout}  # fmt: skip
         (self.folder / "scenario.json").write_text(json.dumps(state), encoding="utf-8")
         return self
 

@@ -116,6 +116,18 @@ def envelope(reply: dict[str, Any], model: str) -> dict[str, Any]:
     if kind == "answer":
         base["result"] = json.dumps(reply["output"])
         base["structured_output"] = reply["output"]
+    elif kind == "odd_cost":  # a cost figure no bill has: NaN, negative, missing
+        base["result"] = json.dumps(reply["output"])
+        base["structured_output"] = reply["output"]
+        for row in usage_rows.values():
+            row.pop("costUSD")
+            if "row_cost" in reply:
+                row["costUSD"] = reply["row_cost"]
+        base.pop("total_cost_usd")
+        if "total" in reply:
+            base["total_cost_usd"] = reply["total"]
+        if reply.get("no_tokens"):
+            base["modelUsage"], base["usage"] = {}, {}
     elif kind == "text":
         base["result"], base["stop_reason"] = reply["text"], "end_turn"
     elif kind == "not_logged_in":
@@ -175,6 +187,25 @@ def print_mode(options: dict[str, Any], state: dict[str, Any]) -> None:
     if reply["kind"] == "garbage":
         sys.stdout.write(reply["stdout"])
         sys.exit(reply.get("code", 0))
+    if reply["kind"] == "stderr":  # no envelope, only what it said on stderr
+        sys.stderr.write(reply["stderr"])
+        sys.exit(reply.get("code", 1))
+    if reply["kind"] == "flood":  # a CLI that keeps printing
+        line = "x" * 65535 + "\n"
+        while True:
+            sys.stdout.write(line)
+    if reply["kind"] == "orphan":  # a child that leaves the session and holds stdout open
+        child = os.fork()
+        if child == 0:
+            os.setsid()
+            log({"orphan": os.getpid()})
+            time.sleep(reply["seconds"])
+            os._exit(0)
+        time.sleep(reply.get("parent_seconds", 0))
+        if reply.get("answer") is not None:
+            reply = {"kind": "answer", "output": reply["answer"]}
+        else:
+            sys.exit(0)
     result = envelope(reply, options.get("--model", "claude-sonnet-4-6"))
     sys.stdout.write(json.dumps(result) + "\n")
     sys.exit(1 if result["is_error"] else 0)
@@ -189,7 +220,7 @@ def main() -> None:
         status = {"loggedIn": state["logged_in"], "authMethod": state.get("auth_method", "none"),
                   "apiProvider": "firstParty", "email": "someone@example.com",
                   "orgName": "Example Org"}  # fmt: skip
-        print(json.dumps(status, indent=2))
+        print(state.get("auth_stdout") or json.dumps(status, indent=2))
         sys.exit(0 if state["logged_in"] else 1)
     options, words = parse(argv, old)
     if "--version" in options or "-v" in options:

@@ -20,6 +20,7 @@ from legion_llm.llm.testing import FakeEngine
 from legion_llm.memory.redact import Redactor
 from legion_llm.pipeline.compact.render import DecisionItem
 from legion_llm.pipeline.compact.run import compact_phase
+from tests.conftest import trust_project
 from tests.llm.claude_stub import StubClaude, answer
 from tests.llm.conftest import body, stream_reply, tool_reply
 from tests.pipeline.compaction_cases import TODAY, good_digest, phase_of
@@ -128,10 +129,16 @@ def test_the_project_allow_list_reaches_the_engine(tmp_path: Path) -> None:
     from legion_llm.cli.common import common
     from legion_llm.cli.llm import open_session
 
-    session = open_session(common(tmp_path, None, True), "offline")
-    request = session.engine.request(SelfTestReply, PROMPT, {"word": SECRETS})  # type: ignore[attr-defined]
-    assert kept.secret in request.prompt.user  # the allowed one survives, alone
-    assert leaked(request.prompt.user) == [kept.kind]
+    def sent() -> str:
+        session = open_session(common(tmp_path, None, True), "offline")
+        request = session.engine.request(SelfTestReply, PROMPT, {"word": SECRETS})  # type: ignore[attr-defined]
+        return str(request.prompt.user)
+
+    assert leaked(sent()) == []  # a cloned repository's allow list is not honoured
+    trust_project(tmp_path)
+    user = sent()
+    assert kept.secret in user  # the allowed one survives, alone
+    assert leaked(user) == [kept.kind]
 
 
 def test_redaction_switched_off_by_the_project_sends_as_given_with_a_notice() -> None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import trust_project
 from tests.redact.samples import SAMPLES, sample
 from tests.redact.test_write_paths import leaked
 
@@ -110,6 +111,11 @@ def test_allow_list_is_honoured(cli: Any, project: Path) -> None:
         json.dumps({"memory": {"redact": {"allow": ["gh" + "p_\\w+", "-----BEGIN RSA[\\s\\S]*?END RSA PRIVATE KEY-----", "postgres://\\S+"]}}}),
         encoding="utf-8",
     )  # fmt: skip
+    untrusted = cli("scan", "--root", project)  # a cloned repository cannot hide its secrets
+    assert untrusted.exit_code == 1 and "github-token" in untrusted.stdout
+    assert "settings.json of this project is not trusted" in untrusted.stderr
+    assert "memory.redact.allow keeps text that redaction would remove" in untrusted.stderr
+    trust_project(project)
     result = cli("scan", "--fix", "--root", project)
     assert result.exit_code == 0 and "No secrets found" in result.stdout
     assert sample("github-token").secret in files["outcomes"].read_text(encoding="utf-8")
@@ -159,3 +165,27 @@ def test_a_file_that_cannot_be_scanned_fails_the_gate(cli: Any, project: Path) -
     result = cli("scan", "--root", project, "--json")
     assert result.exit_code == 1  # CI must not pass a file it did not look at
     assert result.json["data"]["unscanned"] == [".planning/memory/RETRO.md"]
+
+
+def test_a_symlinked_file_or_folder_is_listed_as_unscanned(
+    cli: Any, project: Path, tmp_path: Path
+) -> None:
+    """Issue 25, point 12: a symlinked COMPACTED.md was neither scanned nor listed; exit 0."""
+    seeded(project)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = outside / "03-COMPACTED.md"
+    target.write_text(sample("github-token").text + "\n", encoding="utf-8")
+    phase = project / ".planning/phases/03-more"
+    phase.mkdir(parents=True)
+    (phase / "03-COMPACTED.md").symlink_to(target)
+    (project / ".planning/phases/04-linked").symlink_to(outside, target_is_directory=True)
+    result = cli("scan", "--root", project, "--json")
+    data = result.json["data"]
+    assert result.exit_code == 1 and data["clean"] is False
+    assert data["unscanned"] == [".planning/phases/03-more/03-COMPACTED.md",
+                                 ".planning/phases/04-linked"]  # fmt: skip
+    assert any(
+        "03-COMPACTED.md is a symbolic link; not followed" in w for w in result.json["warnings"]
+    )
+    assert target.read_text(encoding="utf-8").startswith(sample("github-token").text)

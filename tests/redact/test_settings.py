@@ -1,5 +1,7 @@
 """settings.json memory.redact: on by default, `allow` keeps what it matches, `enabled: false` is
-the project's own decision (warned about on every write), bad values fall back with a warning."""
+the decision of the user's own settings or of a project they trusted (warned about on every
+write), bad values fall back with a warning. An untrusted project's allow list and switch are
+ignored with one warning (issue 25, point 11)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ from typing import Any
 
 from legion_llm.config import load_settings
 from legion_llm.memory.redact import project_redactor
+from tests.conftest import trust_project
 from tests.redact.samples import sample
 
 
-def settings_file(root: Path, redact: Any) -> Path:
+def settings_file(root: Path, redact: Any, *, trusted: bool = True) -> Path:
     path = root / "settings.json"
     path.write_text(json.dumps({"memory": {"redact": redact}}), encoding="utf-8")
+    if trusted:
+        trust_project(root)
     return path
 
 

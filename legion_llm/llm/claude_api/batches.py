@@ -15,7 +15,6 @@ anthropic and tenacity are imported inside the functions that use them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -48,7 +47,8 @@ from legion_llm.llm.engine import (
 from legion_llm.llm.errors import LLMUnavailableError, NoApiKeyError, StructuredOutputError
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.scrub import scrub
-from legion_llm.memory.redact import Redactor
+from legion_llm.memory.redact import Redactor, excerpt
+from legion_llm.memory.untrusted import load_json
 
 if TYPE_CHECKING:
     import anthropic
@@ -122,8 +122,8 @@ class BatchAPI:
         lines = []
         for text in raw.text().splitlines():
             try:
-                lines.append(json.loads(text))
-            except ValueError:
+                lines.append(load_json(text))
+            except ValueError:  # not JSON, or refused (nested too deeply): one bad result
                 continue
         return results_from_lines(line for line in lines if isinstance(line, dict))
 
@@ -142,7 +142,7 @@ class BatchAPI:
                 _iso(batch.created_at), _iso(batch.ended_at), _iso(batch.expires_at),
             )  # fmt: skip
         except (AttributeError, TypeError, ValueError):
-            shown = " ".join(str(batch).split())[:160]
+            shown = excerpt(str(batch), 160)
             raise LLMUnavailableError(
                 f"the Message Batches API answered with something that is not a batch ({shown}); "
                 "is a proxy or gateway in the way?"

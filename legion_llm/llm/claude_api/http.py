@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from legion_llm.llm.config import Credential, LLMConfig
 from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError, RequestRejectedError
 from legion_llm.llm.scrub import scrub
+from legion_llm.memory.redact import excerpt
 
 if TYPE_CHECKING:
     import anthropic
@@ -297,9 +298,8 @@ def _response_text(exc: anthropic.APIStatusError) -> str:
 
 
 def _snippet(body: str, limit: int = 160) -> str:
-    """The start of a body as one short line (a proxy's error page, a broken answer)."""
-    line = " ".join(body.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """The start of a body as one short redacted line (a proxy's error page, a broken answer)."""
+    return excerpt(body, limit)
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -8,28 +8,36 @@ as a prompt and answers it, billed. Of `auth status` only `loggedIn`, `authMetho
 `apiProvider` are kept; Claude Code's credentials and settings are never read here.
 
 Every run gets the caller's environment plus QUIET_ENV (no title call, no auto-updater, no
-telemetry), stdin from us, a timeout, and its own process group, stopped whole on timeout
-(SIGTERM, so the CLI cleans up after itself, then SIGKILL).
+telemetry), stdin from us, a timeout, a cap on what it may print (MAX_CAPTURE_BYTES: a CLI that
+keeps printing is stopped, not buffered), and a session of its own, stopped whole on timeout or
+overflow (SIGTERM, so the CLI cleans up after itself, then SIGKILL to its group, its session and
+whatever still holds its pipes); a grandchild that keeps the pipes open is never waited for.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from legion_llm.llm.config import LLMConfig
+from legion_llm.memory.untrusted import UntrustedInputError, load_json
 
 QUIET_ENV = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
 PROBE_TIMEOUT_S = 20.0
 TERM_GRACE_S = 3.0  # after SIGTERM on a timeout, before SIGKILL
+MAX_CAPTURE_BYTES = 16 * 2**20  # stdout and stderr together; an envelope is a few kB
+PIPE_GRACE_S = 2.0  # after the CLI exits, before whatever still holds its pipes is killed
+POLL_S = 0.05  # how often the loop looks whether the CLI has exited
+CHUNK = 65536
 _AUTH_COMMAND = re.compile(r"^\s+auth\b", re.MULTILINE)
 
 
@@ -40,50 +48,212 @@ class CliRun:
     stderr: str
 
 
-class CliTimeout(Exception):
-    """The CLI did not finish within the timeout (its process group was killed)."""
+class CliStopped(Exception):
+    """The CLI was stopped before it finished (its process group and session were killed)."""
+
+
+class CliTimeout(CliStopped):
+    """The CLI did not finish within the timeout."""
+
+
+class CliOverflow(CliStopped):
+    """The CLI printed more than MAX_CAPTURE_BYTES."""
 
 
 def run_cli(
-    argv: list[str], *, stdin: str = "", env: Mapping[str, str] | None = None, timeout: float
+    argv: list[str],
+    *,
+    stdin: str = "",
+    env: Mapping[str, str] | None = None,
+    timeout: float,
+    limit: int | None = None,
 ) -> CliRun:
-    """Run `argv` to the end; OSError when it cannot start, CliTimeout when it runs too long."""
+    """Run `argv` to the end, reading at most `limit` bytes of its stdout and stderr together;
+    OSError when it cannot start, CliTimeout when it runs too long, CliOverflow when it prints
+    more (MAX_CAPTURE_BYTES by default). It runs in a session of its own; on either stop the session is killed whole, and
+    no process that kept the pipes open (a grandchild that left the session, say) is waited for."""
     environment = {**(os.environ if env is None else env), **QUIET_ENV}
+    limit = MAX_CAPTURE_BYTES if limit is None else limit
     process = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=environment,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
         start_new_session=True,
     )
     try:
-        out, err = process.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop_group(process)
-        process.communicate()
+        out, err = _exchange(process, stdin.encode("utf-8"), time.monotonic() + timeout, limit)
+    except CliTimeout:
         raise CliTimeout(f"no answer within {timeout:g} s") from None
-    return CliRun(process.returncode, out, err)
+    except CliOverflow:
+        raise CliOverflow(f"printed more than {limit // 2**20} MB; it was stopped") from None
+    finally:
+        _close_pipes(process)
+    return CliRun(process.returncode, _text(out), _text(err))
 
 
-def _stop_group(process: subprocess.Popen[str]) -> None:
-    """SIGTERM to the group, then SIGKILL to whatever is left after TERM_GRACE_S. Claude Code
-    removes its ~/.claude/sessions/<pid>.json on SIGTERM (in milliseconds); SIGKILL leaves it."""
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _exchange(
+    process: subprocess.Popen[bytes], data: bytes, deadline: float, limit: int
+) -> tuple[bytes, bytes]:
+    """Feed stdin and read stdout and stderr until both close, the CLI has exited and its pipes
+    stayed open PIPE_GRACE_S longer (then whatever holds them is killed), or a limit is hit."""
+    assert process.stdin and process.stdout and process.stderr
+    chunks: dict[int, list[bytes]] = {process.stdout.fileno(): [], process.stderr.fileno(): []}
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        writer = _Writer(process.stdin, data, selector)
+        total, exited_at = 0, None
+        while selector.get_map():
+            now = time.monotonic()
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            if now >= deadline and exited_at is None:
+                _stop_session(process)
+                raise CliTimeout
+            if exited_at is not None and now >= min(deadline, exited_at + PIPE_GRACE_S):
+                _stop_session(process)  # exited, but something it started holds the pipes
+                break
+            for key, _ in selector.select(POLL_S):
+                if key.fd == writer.fd:
+                    writer.write()
+                    continue
+                chunk = os.read(key.fd, CHUNK)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                total += len(chunk)
+                if total > limit:
+                    _stop_session(process)
+                    raise CliOverflow
+                chunks[key.fd].append(chunk)
+    try:  # the pipes are closed; the CLI itself may still be finishing
+        process.wait(max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _stop_session(process)
+        raise CliTimeout from None
+    out, err = (b"".join(chunks[f.fileno()]) for f in (process.stdout, process.stderr))
+    return out, err
+
+
+class _Writer:
+    """stdin, written as the CLI reads it (never blocking), then closed."""
+
+    def __init__(self, pipe: IO[bytes], data: bytes, selector: selectors.BaseSelector) -> None:
+        self.pipe, self.fd = pipe, pipe.fileno()
+        self.view, self.selector = memoryview(data), selector
+        if data:
+            os.set_blocking(self.fd, False)
+            selector.register(self.fd, selectors.EVENT_WRITE)
+        else:
+            self.done()
+
+    def write(self) -> None:
+        try:
+            written = os.write(self.fd, self.view[:CHUNK])
+        except BlockingIOError:
+            return
+        except OSError:  # the CLI closed its stdin (EPIPE): it will say why on stderr
+            written = len(self.view)
+        self.view = self.view[written:]
+        if not self.view:
+            self.done()
+
+    def done(self) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(self.fd)
+        with contextlib.suppress(OSError):
+            self.pipe.close()
+
+
+def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+    for pipe in (process.stdin, process.stdout, process.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+def _reap(process: subprocess.Popen[bytes]) -> None:
+    """Wait for the CLI itself (it has exited or was killed): no zombie is left."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(TERM_GRACE_S)
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def _stop_session(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the CLI's process group, then SIGKILL after TERM_GRACE_S to the group, to
+    every process still in the CLI's session, and to any process that holds its pipes (one that
+    called setsid). Claude Code removes its ~/.claude/sessions/<pid>.json on SIGTERM (in
+    milliseconds); SIGKILL leaves it."""
     if not hasattr(os, "killpg"):  # pragma: no cover - Windows
         process.kill()
         return
+    pipes = [p.fileno() for p in (process.stdout, process.stderr) if p is not None]
     _signal_group(process, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(TERM_GRACE_S)
     _signal_group(process, signal.SIGKILL)  # children that outlived the CLI too
+    for pid in _session_members(process.pid) | _pipe_holders(pipes):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    _reap(process)
 
 
-def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
+def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signum)
+
+
+def _processes() -> list[str]:
+    """The process ids under /proc (Linux); none elsewhere."""
+    try:
+        return [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _session_members(session: int) -> set[int]:
+    """Processes whose session is `session` (those that changed only their process group)."""
+    found = set()
+    for pid in _processes():
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 4 and fields[4] == str(session).encode():
+            found.add(int(pid))
+    return found - {os.getpid()}
+
+
+def _pipe_holders(fds: list[int]) -> set[int]:
+    """Processes other than this one that hold an end of the pipes `fds` read from."""
+    try:
+        wanted = {f"pipe:[{os.fstat(fd).st_ino}]" for fd in fds}
+    except OSError:
+        return set()
+    found = set()
+    for pid in _processes():
+        if int(pid) == os.getpid():
+            continue
+        try:
+            links = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for link in links:
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/fd/{link}") in wanted:
+                    found.add(int(pid))
+                    break
+    return found
 
 
 def locate(config: LLMConfig, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
@@ -143,7 +313,7 @@ def probe(config: LLMConfig, env: Mapping[str, str] | None = None) -> ClaudeCode
             unknown = f"claude {version} has no `auth status` to tell whether it is logged in"
             return ClaudeCodeStatus(path, version, True, problem=unknown)
         auth = _auth_status(_ask(path, ["auth", "status"], env))
-    except (OSError, CliTimeout, ValueError) as exc:
+    except (OSError, CliStopped, ValueError) as exc:
         return ClaudeCodeStatus(path, problem=f"{path} could not be asked: {exc}")
     logged_in = auth.get("loggedIn") is True
     status = ClaudeCodeStatus(
@@ -172,8 +342,10 @@ def _version(run: CliRun) -> str:
 def _auth_status(run: CliRun) -> dict[str, Any]:
     """The JSON of `claude auth status` (exit 1 when logged out, the JSON still printed)."""
     try:
-        data = json.loads(run.stdout)
-    except json.JSONDecodeError:
+        data = load_json(run.stdout)
+    except UntrustedInputError as exc:
+        raise ValueError(f"`claude auth status` printed JSON that {exc}") from None
+    except ValueError:
         data = None
     if not isinstance(data, dict):
         raise ValueError("`claude auth status` did not print a JSON object")

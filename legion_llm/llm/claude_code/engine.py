@@ -39,7 +39,7 @@ from pydantic import BaseModel, ValidationError
 from legion_llm.llm.budget import Usage, check_fits, input_budget
 from legion_llm.llm.claude_api.request import expected_output
 from legion_llm.llm.claude_api.structured import describe
-from legion_llm.llm.claude_code.cli import CliRun, CliTimeout, probe, run_cli
+from legion_llm.llm.claude_code.cli import CliOverflow, CliRun, CliTimeout, probe, run_cli
 from legion_llm.llm.claude_code.envelope import (
     NO_OUTPUT,
     ClaudeCodeError,
@@ -52,7 +52,13 @@ from legion_llm.llm.claude_code.envelope import (
 from legion_llm.llm.config import LLMConfig
 from legion_llm.llm.engine import Answer, EngineBase, Request
 from legion_llm.llm.errors import InvalidOutputError, NoToolCallError
-from legion_llm.llm.pricing import MODELS, ModelInfo, estimate_cost, row_or_dearest
+from legion_llm.llm.pricing import (
+    MODELS,
+    ModelInfo,
+    call_cost_bound,
+    estimate_cost,
+    row_or_dearest,
+)
 
 T = TypeVar("T", bound=BaseModel)
 Runner = Callable[..., CliRun]
@@ -139,12 +145,14 @@ class ClaudeCodeEngine(EngineBase):
                             timeout=self.config.deadline_s)  # fmt: skip
         except CliTimeout as exc:
             raise ClaudeCodeError(f"Claude Code gave {exc} (deadline_s)") from None
+        except CliOverflow as exc:
+            raise ClaudeCodeError(f"Claude Code {exc}") from None
         except OSError as exc:
             raise ClaudeCodeError(
                 f"{self.cli} could not be started: {exc.strerror or exc}"
             ) from None
         envelope = read_envelope(run, self.version)
-        self.meter.record(usage_of(envelope, table_price), self.name)
+        self.meter.record(self._usage(envelope, estimate, answer), self.name)
         raise_for_error(envelope, budget, request.prompt.name)
         output = structured_output(envelope)
         if output is NO_OUTPUT:
@@ -152,6 +160,25 @@ class ClaudeCodeEngine(EngineBase):
                 f"Claude Code's answer to prompt {request.prompt.name!r} has no structured output"
             )
         return output
+
+    def _usage(self, envelope: dict[str, Any], estimate: int, answer: int) -> Usage:
+        """What the run cost. A cost the CLI reports as missing, negative or NaN is ours instead:
+        its tokens at the dearest known rates (never less than it may have cost), or with no
+        token count either, the most the call was expected to cost; said in one notice."""
+        usage, unpriced = usage_of(envelope, table_price, self._dearest)
+        if not unpriced:
+            return usage
+        if not usage.calls:
+            bound = call_cost_bound(self._info(), input_tokens=estimate, output_tokens=answer)
+            usage = Usage(calls=1, estimated_cost_usd=bound)
+        self.notices.add(
+            "notice: Claude Code reported no usable cost for a call; it is counted at "
+            f"${usage.estimated_cost_usd:.4f}, the most it could have cost at the known prices"
+        )
+        return usage
+
+    def _dearest(self, model: str, counts: Mapping[str, int]) -> float:
+        return priced(row_or_dearest(model, self.config.price), counts)
 
     def argv(self, schema: str, system: str, max_budget_usd: float | None) -> list[str]:
         argv = [self.cli, "-p", "--output-format", "json", "--json-schema", schema,
@@ -185,8 +212,11 @@ def table_price(model: str, counts: Mapping[str, int]) -> float | None:
     """Our price for one model's counts when pricing.py knows the model (the CLI's own table
     can be older than the model it runs), else None: the CLI's figure stands."""
     info = MODELS.get(model)
-    if info is None:
-        return None
+    return None if info is None else priced(info, counts)
+
+
+def priced(info: ModelInfo, counts: Mapping[str, int]) -> float:
+    """The cost of one model's token counts at its row's rates."""
     return estimate_cost(
         info,
         input_tokens=counts.get("input_tokens", 0),

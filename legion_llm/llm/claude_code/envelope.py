@@ -21,7 +21,7 @@ stderr); anything that is not an envelope at all. Messages never echo the enviro
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -35,6 +35,8 @@ from legion_llm.llm.errors import (
     LLMUnavailableError,
     RefusalError,
 )
+from legion_llm.memory.redact import excerpt
+from legion_llm.memory.untrusted import UntrustedInputError, load_json
 
 _UNKNOWN_OPTION = re.compile(r"unknown option '(--[a-z-]+)'")
 _EXCERPT = 160
@@ -60,13 +62,19 @@ class ClaudeCodeTooOldError(ClaudeCodeSetupError):
 
 def read_envelope(run: CliRun, version: str | None) -> dict[str, Any]:
     """The result object on stdout, or the typed error for a CLI that printed none."""
+    refused = ""
     for line in reversed(run.stdout.strip().splitlines()):
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
+            data = load_json(line)
+        except UntrustedInputError as exc:
+            refused = refused or str(exc)
+            continue
+        except ValueError:  # not JSON
             continue
         if isinstance(data, dict) and data.get("type") == "result":
             return data
+    if refused:
+        raise ClaudeCodeError(f"claude printed JSON that {refused}; refused, nothing read")
     unknown = _UNKNOWN_OPTION.search(run.stderr)
     if unknown:
         raise ClaudeCodeTooOldError(
@@ -97,7 +105,7 @@ def raise_for_error(envelope: dict[str, Any], max_budget_usd: float | None, prom
             f"Claude Code gave up on output matching the schema ({subtype}): {text}"
         )
     if subtype == "error_max_budget_usd":
-        spent = cost_of(envelope)
+        spent = cost_of(envelope) or 0.0
         cap = "" if max_budget_usd is None else f" of ${max_budget_usd:.4f}"
         raise BudgetExceededError(
             f"Claude Code stopped at its --max-budget-usd{cap} after spending ${spent:.4f}",
@@ -122,11 +130,12 @@ def _errors(envelope: dict[str, Any]) -> list[str]:
 
 
 def _excerpt(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= _EXCERPT else line[: _EXCERPT - 1] + "…"
+    """What the CLI said, as one redacted line (its stderr can hold any token it was given)."""
+    return excerpt(text, _EXCERPT)
 
 
-def cost_of(envelope: dict[str, Any]) -> float:
+def cost_of(envelope: dict[str, Any]) -> float | None:
+    """`total_cost_usd` when it is a usable figure (a finite number >= 0), else None."""
     return _number(envelope.get("total_cost_usd"))
 
 
@@ -136,9 +145,13 @@ _ROW = {"input_tokens": "inputTokens", "output_tokens": "outputTokens",
         "cache_creation_input_tokens": "cacheCreationInputTokens"}  # fmt: skip
 
 
-def usage_of(envelope: dict[str, Any], price: Price | None = None) -> Usage:
+def usage_of(
+    envelope: dict[str, Any], price: Price | None = None, fallback: Price | None = None
+) -> tuple[Usage, bool]:
     """Tokens summed over `modelUsage` (every call the CLI made); the cost of each model's row by
-    `price` when it knows the model, else the CLI's `costUSD` (and `total_cost_usd` overall)."""
+    `price` when it knows the model, else the CLI's `costUSD` (and `total_cost_usd` overall).
+    A figure the CLI gives that is missing, negative, NaN or infinite is priced by `fallback`
+    instead; the flag says whether that happened."""
     models = envelope.get("modelUsage")
     rows = (
         {str(k): v for k, v in models.items() if isinstance(v, dict)}
@@ -146,25 +159,42 @@ def usage_of(envelope: dict[str, Any], price: Price | None = None) -> Usage:
         else {}
     )
     totals = dict.fromkeys(_ROW, 0)
-    cost = 0.0
+    cost, unpriced = 0.0, False
     for name, row in rows.items():
         counts = {ours: _count(row.get(theirs)) for ours, theirs in _ROW.items()}
         for key, value in counts.items():
             totals[key] += value
-        ours = price(name, counts) if price else None
-        cost += ours if ours is not None else _number(row.get("costUSD"))
-    if not rows:
-        main = envelope.get("usage")
-        main = main if isinstance(main, dict) else {}
-        totals = {key: _count(main.get(key)) for key in _ROW}
-        cost = cost_of(envelope)
-    elif price is None:
-        cost = cost_of(envelope)
-    return Usage(calls=1 if any(totals.values()) or cost else 0, **totals, estimated_cost_usd=cost)
+        figure = price(name, counts) if price else None
+        figure = figure if figure is not None else _number(row.get("costUSD"))
+        if figure is None:
+            figure, unpriced = _fallback(fallback, name, counts), True
+        cost += figure
+    if not rows or price is None:
+        if not rows:
+            main = envelope.get("usage")
+            main = main if isinstance(main, dict) else {}
+            totals = {key: _count(main.get(key)) for key in _ROW}
+        total = cost_of(envelope)
+        if total is None:
+            model = next(iter(rows), "")
+            total, unpriced = (
+                (cost, unpriced) if rows else (_fallback(fallback, model, totals), True)
+            )
+        cost = total
+    calls = 1 if any(totals.values()) or cost else 0
+    return Usage(calls=calls, **totals, estimated_cost_usd=cost), unpriced
 
 
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+def _fallback(fallback: Price | None, model: str, counts: Mapping[str, int]) -> float:
+    figure = fallback(model, counts) if fallback else None
+    return figure if figure is not None and figure >= 0 else 0.0
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def _count(value: object) -> int:
@@ -181,7 +211,7 @@ def structured_output(envelope: dict[str, Any]) -> object:
     result = envelope.get("result")
     if isinstance(result, str):
         try:
-            return json.loads(result)
-        except (json.JSONDecodeError, RecursionError):  # no JSON, or deeper than json goes
+            return load_json(result)
+        except ValueError:  # no JSON, or refused: nested too deeply
             pass
     return NO_OUTPUT

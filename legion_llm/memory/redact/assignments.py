@@ -24,15 +24,16 @@ _ASSIGNMENT = re.compile(
     r"(?<![A-Za-z0-9_.$-])(?P<nq>[\"']?)(?P<name>(?:[A-Za-z_][A-Za-z0-9_.-]{0,52}?)?"
     r"(?i:pass(?:word|wd|phrase)?|pwd?|secret|token|key(?:[_.-]?base)?)[_.-]*)\\{0,4}(?P=nq)[*_`]{0,2}"
     r"[ \t]*(?::=|=>|\?=|:(?!:)|(?<![=!<>])=(?!=))[ \t]*[*_]{0,2}[ \t]*"
-    r"(?:(?P<q>\\{0,4}[\"'])(?P<quoted>[^\"'`\r\n]{1,300}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,300})(?![(\w]))"
+    r"(?:(?P<q>\\{0,4}[\"'])(?P<quoted>[^\"'`\r\n]{1,4096}?)(?P=q)|`?(?P<bare>[^\s\"'`,;&|<>(){}\[\]]{1,4096})(?![(\w]))"
 )
 _FLAG = re.compile(
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,299})"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{1,40})(?:[ \t]+|=)(?P<bare>[^\s\"'`<>|-][^\s\"'`<>|]{0,4095})"
 )
 _URL_PASSWORD = re.compile(
     r"(?i:\b[a-z][a-z0-9+.-]{1,30})://(?P<user>[^\s:/?#@\"'<>`\[\]]*):"
-    r"(?P<password>[^\s/?#\"'<>`]+)@(?=[A-Za-z0-9\[\]._~%-])"
+    r"(?P<password>[^\s\"'<>`@]+)@(?=[A-Za-z0-9\[\]._~%-])"
 )
+_PORT = re.compile(r"\d+(?:[/?#]|$)")
 _PLACEHOLDER = re.compile(
     r"""(?ix)^(?:
         \$.* | %[\w.]*%? | \{.*\} | <.*> | \[.*\] | \(.*\) | [*•.x_#?-]+ | …
@@ -58,12 +59,20 @@ _PASSWORD_ENDINGS = ("password", "passwd", "passphrase")
 STRONG = frozenset({"password", "secret", "private-key"})
 
 
+# a key whose name says it is no secret: a public key (VAPID_PUBLIC_KEY, publicKey, pub_key),
+# a cache key (actions/cache `key:`, cache-key), an idempotency key
+_NOT_SECRET_PARTS = frozenset({"public", "pub", "cache", "idempotency"})
+
+
 def name_kind(name: str) -> str | None:
     """What a secret-sounding name holds ("password", "secret", "token", "api-key", "key"), or
-    None for any other name. Only its ending counts: `token_count` and `secret_file` hold none."""
+    None for any other name. Only its ending counts: `token_count` and `secret_file` hold none;
+    nor does a public, cache or idempotency key."""
     low = name.lower().strip("_.-")
     parts = [p.lower() for p in _SPLIT.split(name.strip("_.-")) if p]
     last = parts[-1] if parts else low
+    if _NOT_SECRET_PARTS.intersection(parts) and "secret" not in low and "private" not in low:
+        return None
     if low.endswith(_PASSWORD_ENDINGS) or (len(parts) > 1 and last in ("pass", "pw", "pwd")):
         return "password"  # a bare `pass:` / `pwd:` is prose ("tests pass: 4") or a shell command
     if low.endswith("secret") or (last in ("key", "token") and "secret" in low):
@@ -130,8 +139,40 @@ def secret_shaped(value: str, *, quoted: bool) -> bool:
     return symbol or high_entropy(value)
 
 
+# UUIDs, key fingerprints (GPG's 16 or 40 hex digits, SSH's SHA256:... or aa:bb:...), and a
+# label holding a digest (`node-modules-<sha>`, `deps-v1-<sha256>`): what a key name that says
+# nothing more (`*_key`, `--signing-key`) holds when it is no secret
+_KEY_LABEL = re.compile(
+    r"""(?ix)^(?:
+        [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
+      | (?:0x)?(?:[0-9a-f]{16}|[0-9a-f]{40})
+      | (?:[0-9a-f]{4}[ ]?){10}
+      | (?:[0-9a-f]{2}:){15,31}[0-9a-f]{2}
+      | SHA256:[A-Za-z0-9+/]{43}=?
+      | (?:[a-z][a-z0-9]*[-_.])+[0-9a-f]{7,64}
+    )$"""
+)
+# a name of a type or variable in code (`Uint8Array`, `ed25519Seed`, `userPrivateKey`): words
+# each a capital, small letters and digits at its end, the first maybe small letters and digits
+_CAMEL_PIECE = re.compile(r"[A-Z]?[a-z]+[0-9]*|[a-z]+[0-9]+[a-z]*")
+_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def code_identifier(value: str) -> bool:
+    """A type annotation or a variable in code, read as a bare value (`privateKey: Uint8Array`,
+    `privateKey: ed25519Seed,`): two or more camel-case words, never a random token."""
+    if not value.isascii() or not value.isalnum():
+        return False
+    pieces = _CAMEL_SPLIT.split(value)
+    return len(pieces) >= 2 and all(_CAMEL_PIECE.fullmatch(piece) for piece in pieces)
+
+
 def _value_counts(kind: str, name: str, value: str, quoted: bool) -> bool:
     if is_placeholder(value, name) or wordy(value):
+        return False
+    if not quoted and code_identifier(value):
+        return False
+    if kind == "key" and _KEY_LABEL.match(value):
         return False
     if kind in STRONG:
         return secret_shaped(value, quoted=quoted)
@@ -236,6 +277,6 @@ def url_password_spans(text: str) -> Iterator[Span]:
     """The password of each `scheme://user:password@host` (any scheme)."""
     for found in _URL_PASSWORD.finditer(text):
         password = found["password"]
-        if password.isdigit() or is_placeholder(password, found["user"]):
-            continue
+        if _PORT.match(password) or is_placeholder(password, found["user"]):
+            continue  # host:port/path@... (an npm scope, a mail address in a path) is no password
         yield "password", found.start("password"), found.end("password")

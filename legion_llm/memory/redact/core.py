@@ -9,6 +9,7 @@ place only.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections import Counter
@@ -43,7 +44,22 @@ class Finding:
     end: int
 
     def line(self, text: str) -> int:
+        """Its line number (for one finding; many findings of one text: `Lines`)."""
         return text.count("\n", 0, self.start) + 1
+
+
+_NEWLINE = re.compile("\n")
+
+
+class Lines:
+    """Line numbers of many places in one text, in log time each (counting from the start for
+    each of them was quadratic in the number of secrets of a large file)."""
+
+    def __init__(self, text: str) -> None:
+        self.breaks = [found.start() for found in _NEWLINE.finditer(text)]
+
+    def of(self, finding: Finding) -> int:
+        return bisect.bisect_left(self.breaks, finding.start) + 1
 
 
 @dataclass(frozen=True)
@@ -96,11 +112,23 @@ _WRAPPED = re.compile(
 )
 
 
+_KEYWORDS = tuple(sorted({keyword for rule in RULES for keyword in rule.keywords}))
+_RULE_KEYWORDS = tuple((rule, frozenset(rule.keywords)) for rule in RULES)
+
+
+def rules_for(low: str) -> list[Rule]:
+    """The rules one of whose keywords `low` (lower-cased text) holds, in their order: each
+    keyword is looked for once per text, not once per rule that has it."""
+    present = {keyword for keyword in _KEYWORDS if keyword in low}
+    if not present:
+        return []
+    return [rule for rule, keywords in _RULE_KEYWORDS if not keywords.isdisjoint(present)]
+
+
 def _wrapped_spans(text: str) -> Iterator[Span]:
     for found in _WRAPPED.finditer(text):
         left, right = found[1], found[2]
-        low = left.lower()
-        rules = [rule for rule in RULES if any(keyword in low for keyword in rule.keywords)]
+        rules = rules_for(left.lower())
         if not rules or any(next(_rule_spans(rule, left), None) for rule in rules):
             continue
         joined = _joined_token(rules, left + right, len(left))
@@ -131,37 +159,66 @@ def _apply(text: str, findings: Sequence[Finding]) -> str:
     return "".join(parts)
 
 
-def _original(item: Finding, earlier: Sequence[Finding]) -> Finding:
-    """A finding in the text with `earlier` replaced, placed in the original text (it never
-    overlaps a marker, so each of its ends lies before or after every one)."""
+class _Placer:
+    """Places findings of the text with `earlier` (sorted, disjoint) replaced by their markers
+    back in the original text, in log time each (a finding never overlaps a marker, so each of
+    its ends lies before or after every one)."""
 
-    def back(position: int) -> int:
-        shift = 0  # how much longer the text before `position` became
+    def __init__(self, earlier: Sequence[Finding]) -> None:
+        self.ends: list[int] = []  # where each marker ends in the replaced text
+        self.shifts: list[int] = []  # how much longer the text up to there became
+        shift = 0
         for prior in earlier:
             size = len(marker(prior.kind))
-            if position < prior.start + shift + size:
-                break
+            self.ends.append(prior.start + shift + size)
             shift += size - (prior.end - prior.start)
-        return position - shift
+            self.shifts.append(shift)
 
-    return Finding(item.kind, back(item.start), back(item.end))
+    def back(self, position: int) -> int:
+        index = bisect.bisect_right(self.ends, position)
+        return position - (self.shifts[index - 1] if index else 0)
+
+    def place(self, item: Finding) -> Finding:
+        return Finding(item.kind, self.back(item.start), self.back(item.end))
+
+
+class _Spans:
+    """Spans (the allow matches), asked whether one of them holds a range, in log time."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [a for a, _ in ordered]
+        self.reach: list[int] = []  # the furthest end of any span starting at or before each
+        furthest = -1
+        for _, b in ordered:
+            furthest = max(furthest, b)
+            self.reach.append(furthest)
+
+    def covers(self, start: int, end: int) -> bool:
+        index = bisect.bisect_right(self.starts, start)
+        return index > 0 and self.reach[index - 1] >= end
 
 
 class Redactor:
     """Finds and replaces secrets. `allow`: regexes of text to keep (a secret inside a match of
     one is left alone); `enabled=False` finds them all the same but leaves the text as it is."""
 
-    def __init__(self, allow: Iterable[str] = (), *, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        allow: Iterable[str] = (),
+        *,
+        enabled: bool = True,
+        switched_off_by: str = "settings.json memory.redact.enabled",
+    ) -> None:
         self.allow = tuple(re.compile(pattern) for pattern in allow)
         self.enabled = enabled
+        self.switched_off_by = switched_off_by  # where `enabled: false` was said, for the warning
 
     def candidates(self, text: str) -> Iterator[Span]:
         """Every rule's findings, most specific rule first (it wins an overlap)."""
-        low = text.lower()
         yield from _wrapped_spans(text)
-        for rule in RULES:
-            if any(keyword in low for keyword in rule.keywords):
-                yield from _rule_spans(rule, text)
+        for rule in rules_for(text.lower()):
+            yield from _rule_spans(rule, text)
         if "://" in text:
             yield from url_password_spans(text)
         if "=" in text or ":" in text or "--" in text:
@@ -177,21 +234,26 @@ class Redactor:
             new = self._find_once(_apply(text, found))
             if not new:
                 break
-            found = sorted(found + [_original(f, found) for f in new], key=lambda f: f.start)
+            placer = _Placer(found)
+            found = sorted(found + [placer.place(f) for f in new], key=lambda f: f.start)
         return found
 
     def _find_once(self, text: str) -> list[Finding]:
+        """One pass: every candidate that overlaps no marker and no earlier (more specific)
+        candidate, and lies inside no allow match. Linear in the number of candidates: the
+        characters taken are marked in a bytearray, the allow matches bisected."""
         if not text:
             return []
-        taken = [m.span() for m in MARKER.finditer(text)]
-        kept = [m.span() for pattern in self.allow for m in pattern.finditer(text)]
+        taken = bytearray(len(text))
+        for found_marker in MARKER.finditer(text):
+            a, b = found_marker.span()
+            taken[a:b] = b"\x01" * (b - a)
+        kept = _Spans(m.span() for pattern in self.allow for m in pattern.finditer(text))
         found: list[Finding] = []
         for kind, start, end in self.candidates(text):
-            if start >= end or any(start < b and a < end for a, b in taken):
+            if start >= end or taken.find(1, start, end) >= 0 or kept.covers(start, end):
                 continue
-            if any(a <= start and end <= b for a, b in kept):
-                continue
-            taken.append((start, end))
+            taken[start:end] = b"\x01" * (end - start)
             found.append(Finding(kind, start, end))
         return found
 
@@ -244,14 +306,15 @@ def write_warning(redactor: Redactor, hits: Sequence[Hit], target: str) -> list[
     if not redactor.enabled:
         return [
             f"warning: {len(hits)} secret(s) written to {target} as given ({places}): "
-            "settings.json memory.redact.enabled is false"
+            f"{redactor.switched_off_by} is false"
         ]
     return [f"warning: redacted {len(hits)} secret(s) before writing {target}: {places}"]
 
 
 def text_hits(text: str, findings: Sequence[Finding]) -> list[Hit]:
     """Hits of a whole file's text: the field is its line."""
-    return [Hit(f"line {f.line(text)}", f.kind) for f in findings]
+    lines = Lines(text) if findings else None
+    return [Hit(f"line {lines.of(f)}", f.kind) for f in findings if lines]
 
 
 _BUILT_IN = Redactor()
@@ -274,10 +337,21 @@ def redacted_data(value: Any) -> Any:
     return value
 
 
+def excerpt(text: str, limit: int = 160) -> str:
+    """One line of at most `limit` characters from the start of `text` (an error body, a CLI's
+    output), redacted before it is cut: cut first, a token across the cut keeps its head and no
+    rule knows it any more. Only the start is read, so a huge text costs what its head costs."""
+    head = redacted(text[: limit * 8 + 2048])
+    line = " ".join(head.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def project_redactor(root: Path) -> Redactor:
-    """The redactor the project's settings.json asks for (memory.redact.allow / .enabled)."""
+    """The redactor the settings ask for (memory.redact.allow / .enabled: the user's own, and the
+    project's when the user trusted it; config.py)."""
     from legion_llm.config import load_settings
     from legion_llm.project import MemoryPaths
 
     settings = load_settings(MemoryPaths(root).settings)
-    return Redactor(settings.redact_allow, enabled=settings.redact_enabled)
+    return Redactor(settings.redact_allow, enabled=settings.redact_enabled,
+                    switched_off_by=settings.source("redact.enabled"))  # fmt: skip

@@ -54,9 +54,10 @@ _PEM_END = r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 # a private key block's first and last lines (pipeline/compact/logs.py keeps such a block whole)
 PEM_BEGIN = re.compile(_PEM)
 PEM_END = re.compile(_PEM_END)
-_PEM_BODY = (
-    r"(?:\r?\n(?:[A-Za-z][\w-]*: [^\r\n]*|[ \t]*))*(?:\r?\n[ \t]*[A-Za-z0-9+/=]{16,}[ \t]*)+"
-)
+# a line break, or one written as an escape inside a JSON or code string ("\n", "\r\n")
+_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
+_PEM_BODY = rf"(?:{_BREAK}(?:[A-Za-z][\w-]*: (?:(?!\\n)[^\r\n])*|[ \t]*))*(?:{_BREAK}[ \t]*[A-Za-z0-9+/=]{{16,}}[ \t]*)+"
+PEM_MAX_CHARS = 200_000  # a whole block with its END line (a large PGP key is tens of kB)
 
 _AWS_ID = r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"
 _AWS_ID_KEYWORDS = ("akia", "asia", "abia", "acca", "a3t")
@@ -64,8 +65,9 @@ _AWS_ID_KEYWORDS = ("akia", "asia", "abia", "acca", "a3t")
 # fmt: off
 RULES: tuple[Rule, ...] = (
     # A whole PEM / OpenSSH / PGP private key block, also with literal "\n" escapes (JSON), or
-    # cut off before its END line (then the base64 lines that follow the BEGIN line).
-    _rule("private-key", rf"{_PEM}(?:[\s\S]{{16,20000}}?{_PEM_END}|{_PEM_BODY})", ("private key",)),
+    # cut off before its END line (then the base64 lines that follow the BEGIN line, with real
+    # or escaped line breaks).
+    _rule("private-key", rf"{_PEM}(?:[\s\S]{{16,{PEM_MAX_CHARS}}}?{_PEM_END}|{_PEM_BODY})", ("private key",)),
     _rule("github-token", rf"{_L}(?:gh[pousr]_[A-Za-z0-9]{{36,251}}|github_pat_[A-Za-z0-9_]{{60,251}}){_R}",
           ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     _rule("gitlab-token",

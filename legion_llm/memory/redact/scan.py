@@ -9,7 +9,8 @@ scanned at all (binary, unreadable) is listed as unscanned and keeps the scan fr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from legion_llm.memory.files import (
     read_problem,
     undecodable_lines,
 )
-from legion_llm.memory.redact.core import Redactor
+from legion_llm.memory.redact.core import Lines, Redactor
 from legion_llm.project import MISSION_CONTROL, PLANNING, MemoryPaths
 
 
@@ -60,23 +61,51 @@ class ScanReport:
         }
 
 
-def memory_files(root: Path) -> list[Path]:
-    """Every file legion-llm writes: .planning/memory/*.md, .mission-control/memory/**/*.md and
-    the phases' *-COMPACTED.md (wherever under .planning/), inside the root only."""
+def candidates(root: Path) -> list[tuple[Path, bool]]:
+    """(path, is a symbolic link) of every file `scan` must read: every file legion-llm writes
+    (.planning/memory/*.md, .mission-control/memory/**/*.md and the phases' *-COMPACTED.md
+    wherever under .planning/), and each
+    symbolic link where one could be (a link to a file or a folder is never followed, so what
+    it leads to is not scanned: it is listed as unscanned instead)."""
     paths = MemoryPaths(root)
     found = [
-        *_markdown(paths.memory_dir, recursive=False),
-        *_markdown(root / MISSION_CONTROL / "memory", recursive=True),
-        *(p for p in _markdown(root / PLANNING, recursive=True) if p.name.endswith("COMPACTED.md")),
+        *_markdown(paths.memory_dir, recursive=False, wanted=_any_markdown),
+        *_markdown(root / MISSION_CONTROL / "memory", recursive=True, wanted=_any_markdown),
+        *_markdown(root / PLANNING, recursive=True, wanted=_compacted),
     ]
-    inside = root.resolve()
-    unique = dict.fromkeys(p for p in found if p.is_file() and p.resolve().is_relative_to(inside))
-    return sorted(unique)
+    return sorted(dict.fromkeys(found))
 
 
-def _markdown(folder: Path, *, recursive: bool) -> Iterator[Path]:
-    if folder.is_dir():
-        yield from folder.rglob("*.md") if recursive else folder.glob("*.md")
+def _any_markdown(name: str) -> bool:
+    return name.endswith(".md")
+
+
+def _compacted(name: str) -> bool:
+    return name.endswith("COMPACTED.md")
+
+
+def _markdown(
+    folder: Path, *, recursive: bool, wanted: Callable[[str], bool]
+) -> Iterator[tuple[Path, bool]]:
+    if folder.is_symlink():
+        yield folder, True
+        return
+    if not folder.is_dir():
+        return
+    for here, folders, files in os.walk(folder):  # never follows a link
+        base = Path(here)
+        for name in folders:
+            if (base / name).is_symlink():
+                yield base / name, True  # what it holds is unknown: not scanned
+        for name in files:
+            path = base / name
+            if path.is_symlink():
+                if wanted(name):
+                    yield path, True
+            elif wanted(name) and path.is_file():
+                yield path, False
+        if not recursive:
+            break
 
 
 def _text(root: Path, path: Path) -> str:
@@ -112,14 +141,19 @@ def _read(root: Path, path: Path, report: ScanReport, name: str) -> str | None:
 
 def scan(root: Path, redactor: Redactor, *, fix: bool = False) -> ScanReport:
     report = ScanReport()
-    for path in memory_files(root):
+    for path, linked in candidates(root):
         name = path.relative_to(root).as_posix()
+        if linked:
+            report.warnings.append(f"warning: {name} is a symbolic link; not followed, not scanned")
+            report.unscanned.append(name)
+            continue
         report.files.append(name)
         text = _read(root, path, report, name)
         if text is None:
             continue
         findings = redactor.find(text)
-        report.found += [Found(name, f.line(text), f.kind) for f in findings]
+        lines = Lines(text)
+        report.found += [Found(name, lines.of(f), f.kind) for f in findings]
         if fix and findings:
             try:
                 _fix(root, path, redactor)

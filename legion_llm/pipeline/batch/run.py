@@ -1,10 +1,14 @@
 """Submit and collect one Message Batch for any job: the unchanged pipeline, run twice.
 
-    submit   every case (a phase, an eval run) runs through the pipeline with the planning
-             engine: each request is recorded (llm/batch.py) and answered offline for now, and
-             nothing is written. The planned requests' cost at the batch price is checked
-             against --max-cost (refused with one line, nothing submitted), ONE batch is
-             created, and the record is saved under the root.
+    submit   a case that a batch not yet collected holds (or an intent whose create may have
+             made one) refuses the submit in one line naming that batch, unless forced. Every
+             case (a phase, an eval run) runs through the pipeline with the planning engine:
+             each request is recorded (llm/batch.py) and answered offline for now, and nothing
+             is written. The planned requests' cost at the batch price is checked against
+             --max-cost (refused with one line, nothing submitted). An intent (the requests'
+             hash, the cases) is saved, ONE batch is created, and the record is saved under
+             the root in the intent's place; any failure after the create names the batch id
+             and hands over the record's text, so paid work is never lost.
     collect  once the batch has ended its results are downloaded (once, into the record); each
              case not yet collected is checked (its originals' hash and its requests, planned
              again offline, must match what was submitted, else it is stale and nothing is
@@ -18,6 +22,7 @@ A job says which cases it has and how one runs (`BatchJob`); this module knows n
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -25,13 +30,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from legion_llm.errors import InputError, LegionError
+from legion_llm.errors import InputError, LegionError, WriteFailedError
 from legion_llm.llm.batch import BatchLedger, PlannedRequest
 from legion_llm.llm.budget import Usage
 from legion_llm.llm.engine import Engine
 from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError
 from legion_llm.memory.files import locked
-from legion_llm.pipeline.batch.record import BatchRecord, CaseEntry, batches_dir, load_record
+from legion_llm.pipeline.batch.record import (
+    BatchRecord,
+    CaseEntry,
+    Intent,
+    batches_dir,
+    list_intents,
+    list_records,
+    load_record,
+    request_digest,
+)
 
 if TYPE_CHECKING:
     from legion_llm.llm.claude_api.batches import BatchEngines, BatchStatus
@@ -108,9 +122,13 @@ def submit_job(
     *,
     max_cost: float | None,
     engine_options: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> BatchRecord:
-    """Plan, check the cap, create ONE batch, save its record (with `engine_options`, what the
-    collect needs to build the same engine). Returns the record."""
+    """Refuse cases a pending batch holds (unless `force`), plan, check the cap, save the
+    intent, create ONE batch, save its record (with `engine_options`, what the collect needs to
+    build the same engine). Returns the record."""
+    if not force:
+        refuse_pending(root, job)
     entries = plan_job(job, engines)
     ledger, model = engines.batch.ledger, engines.batch.model
     if not ledger.planned:
@@ -126,13 +144,87 @@ def submit_job(
             data={"requests": len(ledger.planned), "estimated_cost_usd": round(cost, 6),
                   "max_cost_usd": max_cost},
         )  # fmt: skip
-    status = engines.api.create(ledger.requests())
-    options = {**job.options(), "engine_options": dict(engine_options or {})}
-    record = BatchRecord(status.id, job.kind, now_iso(), model, options, cost, entries,
-                         dict(ledger.index))  # fmt: skip
+    requests = ledger.requests()
+    intent = Intent(request_digest(requests), job.kind, now_iso(), model,
+                    {k: e.label for k, e in entries.items() if not e.problem}, len(requests),
+                    cost)  # fmt: skip
     with locked(batches_dir(root), root=root):
-        record.save(root)
+        intent.save(root)  # a failure here: nothing was sent
+    status = _create(engines, requests, intent, root)
+    options = {**job.options(), "engine_options": dict(engine_options or {})}
+    record = BatchRecord(status.id, job.kind, intent.created_at, model, options, cost, entries,
+                         dict(ledger.index), request_sha256=intent.request_sha256)  # fmt: skip
+    _save_created(record, intent, root)
     return record
+
+
+def _create(
+    engines: BatchEngines, requests: list[dict[str, Any]], intent: Intent, root: Path
+) -> BatchStatus:
+    """The create call. An error the API answered with made no batch: the intent goes. One
+    without an answer (a dropped connection, a timeout) may have: the intent stays, saying so."""
+    try:
+        return engines.api.create(requests)
+    except LLMUnavailableError as exc:
+        with contextlib.suppress(OSError, LegionError), locked(batches_dir(root), root=root):
+            if exc.status is not None:
+                intent.remove(root)
+            else:
+                intent.problem = f"the create call got no answer ({exc.message})"
+                intent.save(root)
+        raise
+
+
+def _save_created(record: BatchRecord, intent: Intent, root: Path) -> None:
+    """The record in the intent's place; when it cannot be saved, the batch id and the record's
+    text in the error (and the id in the intent, if that can still be written)."""
+    try:
+        with locked(batches_dir(root), root=root):
+            record.save(root)
+            intent.remove(root)
+    except (OSError, LegionError) as exc:
+        reason = exc.message if isinstance(exc, LegionError) else (exc.strerror or str(exc))
+        intent.batch_id = record.id
+        with contextlib.suppress(OSError, LegionError):
+            intent.save(root)
+        raise WriteFailedError(
+            f"batch {record.id} was created ({record.requests} request(s), up to "
+            f"${record.estimated_cost_usd:.4f}) but its record could not be saved ({reason}); "
+            f"save the text below as {record.path(root)} and run `legion-llm batch collect "
+            f"{record.id}` - do not submit again",
+            record_text=record.text(),
+            data={"batch_id": record.id},
+        ) from None
+
+
+def refuse_pending(root: Path, job: BatchJob) -> None:
+    """One line naming the batch that already holds one of the job's cases, not collected yet."""
+    wanted = {case.key: case.label for case in job.cases()}
+    for record in list_records(root):
+        held = [wanted[k] for k, e in record.cases.items()
+                if k in wanted and e.outcome is None and not e.problem]  # fmt: skip
+        if record.kind == job.kind and held:
+            raise _pending(f"batch {record.id} (submitted {record.created_at})", held, job,
+                           f"collect it first (`legion-llm batch collect {record.id}`)")  # fmt: skip
+    for intent in list_intents(root):
+        held = [wanted[k] for k in intent.cases if k in wanted]
+        if intent.kind != job.kind or not held:
+            continue
+        if intent.batch_id and any(r.id == intent.batch_id for r in list_records(root)):
+            continue  # its record was saved after all
+        how = (f"its record was not saved: see the output of that submit, then `legion-llm "
+               f"batch collect {intent.batch_id}`") if intent.batch_id else (
+               f"{intent.problem or 'the submit stopped before it was recorded'}; look for it "
+               "in the Console before submitting again")  # fmt: skip
+        raise _pending(f"{intent.named()} (submitted {intent.created_at})", held, job, how)
+
+
+def _pending(what: str, held: list[str], job: BatchJob, how: str) -> InputError:
+    force = ", or pass --force to submit again" if job.kind == "compact" else ""
+    return InputError(
+        f"not submitted: {what} already holds {', '.join(held)} and is not collected; {how}{force}",
+        data={"pending": what},
+    )
 
 
 def _check_size(requests: list[dict[str, Any]]) -> None:
