@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,12 @@ from legion_llm.cli.app import main
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 REALWORLD = REPO.parent / "shared" / "realworld"
+
+# The user's cache folder (legion_llm/llm/tokens.py keeps the parsed token ranks there): one
+# temporary folder for the session, inherited by every subprocess, never the real HOME's.
+_CACHE_HOME = tempfile.mkdtemp(prefix="legion-llm-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
