@@ -1,0 +1,151 @@
+"""The hottest commands answered without building the typer app.
+
+Typer, and the pydantic it brings for coercing values, cost about 0.1 s of every process on a
+2-core machine: more than a recall of 200 records takes. The commands that agents and hooks run
+over and over are parsed here instead, by a parser that accepts only what it is sure of: the
+command's own options, each at most once, as `--name VALUE`, `--name=VALUE` or a bare flag,
+with values typer would take unchanged. Anything else (--help, an unknown or repeated option, a
+value typer would refuse or coerce, a positional argument) returns None and the caller hands the
+whole command line to typer, which answers it exactly as before. A command parsed here runs
+the same function its typer command runs, so both paths print the same bytes
+(tests/cli/test_fast_path.py runs every case through both, and checks that each spec lists the
+same options, types, defaults and bounds as its typer command).
+
+A command's module listed here must not import typer (the typer declarations stay in the
+command's own module, which imports it from there).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Kind = Literal["str", "int", "path", "flag"]
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str  # "--task-type"
+    kind: Kind = "str"
+    default: Any = None
+    minimum: int | None = None
+
+    @property
+    def dest(self) -> str:
+        """The parameter's name in the command function ("--json" is `json_`)."""
+        name = self.flag.removeprefix("--").replace("-", "_")
+        return "json_" if name == "json" else name
+
+
+@dataclass(frozen=True)
+class FastCommand:
+    words: tuple[str, ...]
+    options: tuple[Option, ...]
+    target: (
+        str  # "module:function", called with the parsed values as keywords; returns the exit code
+    )
+
+    def function(self) -> Callable[..., int]:
+        module, name = self.target.split(":")
+        found: Callable[..., int] = getattr(importlib.import_module(module), name)
+        return found
+
+
+COMMON = (Option("--root", "path"), Option("--today"), Option("--json", "flag", False))
+COMMANDS = (
+    FastCommand(
+        ("outcomes", "recall"),
+        (
+            Option("--tags"),
+            Option("--agent"),
+            Option("--task-type"),
+            Option("--limit", "int", 20, minimum=1),
+            Option("--branch", "str", "all"),
+            *COMMON,
+        ),
+        "legion_llm.cli.fast:outcomes_recall",
+    ),
+)
+
+
+def run(args: list[str]) -> int | None:
+    """The exit code of a command answered here, or None: let typer answer it."""
+    for command in COMMANDS:
+        size = len(command.words)
+        if tuple(args[:size]) == command.words:
+            values = parse(command.options, args[size:])
+            return None if values is None else command.function()(**values)
+    return None
+
+
+def parse(options: tuple[Option, ...], args: list[str]) -> dict[str, Any] | None:
+    """The values of `args` for these options (defaults filled in), or None when unsure."""
+    by_flag = {option.flag: option for option in options}
+    values: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        flag, equals, value = args[i].partition("=")
+        option = by_flag.get(flag)
+        if option is None or option.dest in values:
+            return None
+        if option.kind == "flag":
+            if equals:
+                return None
+            values[option.dest] = True
+            i += 1
+            continue
+        if not equals:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+            i += 1
+        i += 1
+        converted = _convert(option, value)
+        if converted is None:
+            return None
+        values[option.dest] = converted
+    return {option.dest: values.get(option.dest, option.default) for option in options}
+
+
+def _convert(option: Option, value: str) -> Any:
+    """The value typer would pass, or None where typer might refuse it or read it otherwise."""
+    if value.startswith("-") or value != value.strip():
+        return None
+    if option.kind == "int":
+        if not (value.isascii() and value.isdigit()):
+            return None
+        number = int(value)
+        return None if option.minimum is not None and number < option.minimum else number
+    if option.kind == "path":
+        return Path(value) if value else None
+    return value
+
+
+def outcomes_recall(
+    tags: str | None,
+    agent: str | None,
+    task_type: str | None,
+    limit: int,
+    branch: str,
+    root: Path | None,
+    today: str | None,
+    json_: bool,
+) -> int:
+    """`outcomes recall`, as cli/outcomes.py's recall_cmd runs it."""
+    from legion_llm.cli.outcomes_recall import recall_result
+    from legion_llm.cli.render import emit
+    from legion_llm.cli.result import common, split_option
+
+    c = common(root, today, json_)
+    return emit(recall_result(c, split_option(tags), agent, task_type, limit, branch), c.as_json)
+
+
+def spec_of(words: tuple[str, ...]) -> Mapping[str, Option] | None:
+    """The options of the fast command `words`, by parameter name (for the tests)."""
+    for command in COMMANDS:
+        if command.words == words:
+            return {option.dest: option for option in command.options}
+    return None

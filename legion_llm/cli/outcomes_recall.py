@@ -1,0 +1,35 @@
+"""`outcomes recall` without typer: the result the CLI (both of its paths) and the MCP tool share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from legion_llm.cli.render import table
+from legion_llm.cli.result import CommandResult, Common, resolve_branch
+from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.outcomes.recall import RecallQuery, prune_note, recall, scored_dict
+
+
+def render_records(title: str, records: list[dict[str, Any]]) -> None:
+    keys = ["id", "date", "plan", "agent", "task_type", "outcome", "importance", "decay_score"]
+    keys += ["summary"]
+    columns = ["ID", "Date", "Plan", "Agent", "Task Type", "Outcome", "Imp.", "Score", "Summary"]
+    table(title, columns, [[r[k] for k in keys] for r in records])
+
+
+def recall_result(
+    c: Common, tags: list[str], agent: str | None, task_type: str | None, limit: int, branch: str
+) -> CommandResult:
+    outcomes = read_outcomes(c.paths.outcomes)
+    query = RecallQuery(tags, agent, task_type, resolve_branch(branch, c.root), limit)
+    found = [scored_dict(s) for s in recall(outcomes.records, query, c.today)]
+    warnings = list(outcomes.warnings)
+    settings = c.settings()
+    warnings += settings.warnings
+    threshold = settings.prune_threshold
+    if len(outcomes.records) > threshold:
+        warnings.append(prune_note(len(outcomes.records)))
+    data = {"records": found, "total": len(found)}
+    return CommandResult(
+        "outcomes recall", data, lambda: render_records("Outcomes", found), warnings
+    )
