@@ -6,8 +6,8 @@ from typing import Any
 
 from legion_llm.cli.render import table
 from legion_llm.cli.result import CommandResult, Common, resolve_branch
-from legion_llm.memory.outcomes.read import read_outcomes
-from legion_llm.memory.outcomes.recall import RecallQuery, prune_note, recall, scored_dict
+from legion_llm.memory.outcomes.fastrecall import recall_outcomes
+from legion_llm.memory.outcomes.recall import RecallQuery, prune_note, scored_dict
 
 
 def render_records(title: str, records: list[dict[str, Any]]) -> None:
@@ -20,15 +20,15 @@ def render_records(title: str, records: list[dict[str, Any]]) -> None:
 def recall_result(
     c: Common, tags: list[str], agent: str | None, task_type: str | None, limit: int, branch: str
 ) -> CommandResult:
-    outcomes = read_outcomes(c.paths.outcomes)
     query = RecallQuery(tags, agent, task_type, resolve_branch(branch, c.root), limit)
-    found = [scored_dict(s) for s in recall(outcomes.records, query, c.today)]
-    warnings = list(outcomes.warnings)
+    read = recall_outcomes(c.paths.outcomes, query, c.today)
+    found = [scored_dict(s) for s in read.found]
+    warnings = list(read.warnings)
     settings = c.settings()
     warnings += settings.warnings
     threshold = settings.prune_threshold
-    if len(outcomes.records) > threshold:
-        warnings.append(prune_note(len(outcomes.records)))
+    if read.total > threshold:
+        warnings.append(prune_note(read.total))
     data = {"records": found, "total": len(found)}
     return CommandResult(
         "outcomes recall", data, lambda: render_records("Outcomes", found), warnings
