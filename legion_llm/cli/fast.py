@@ -68,6 +68,7 @@ COMMANDS = (
         ),
         "legion_llm.cli.fast:outcomes_recall",
     ),
+    FastCommand(("mcp",), COMMON, "legion_llm.cli.fast:mcp"),
 )
 
 
@@ -141,6 +142,16 @@ def outcomes_recall(
 
     c = common(root, today, json_)
     return emit(recall_result(c, split_option(tags), agent, task_type, limit, branch), c.as_json)
+
+
+def mcp(root: Path | None, today: str | None, json_: bool) -> int:
+    """`legion-llm mcp` (mcp/command.py's mcp_cmd runs this too)."""
+    from legion_llm.cli.result import common
+    from legion_llm.mcp.server import serve
+
+    c = common(root, today, json_)
+    serve(c.root, today=c.today if today is not None else None)
+    return 0
 
 
 def spec_of(words: tuple[str, ...]) -> Mapping[str, Option] | None:
