@@ -68,6 +68,7 @@ COMMANDS = (
         ),
         "legion_llm.cli.fast:outcomes_recall",
     ),
+    FastCommand(("briefing",), COMMON, "legion_llm.cli.fast:briefing"),
     FastCommand(("mcp",), COMMON, "legion_llm.cli.fast:mcp"),
 )
 
@@ -135,13 +136,23 @@ def outcomes_recall(
     today: str | None,
     json_: bool,
 ) -> int:
-    """`outcomes recall`, as cli/outcomes.py's recall_cmd runs it."""
-    from legion_llm.cli.outcomes_recall import recall_result
+    """`outcomes recall` (cli/outcomes.py's recall_cmd runs this too)."""
+    from legion_llm.cli.reads import recall_result
     from legion_llm.cli.render import emit
     from legion_llm.cli.result import common, split_option
 
     c = common(root, today, json_)
     return emit(recall_result(c, split_option(tags), agent, task_type, limit, branch), c.as_json)
+
+
+def briefing(root: Path | None, today: str | None, json_: bool) -> int:
+    """`briefing` (cli/maintenance.py's briefing command runs this too)."""
+    from legion_llm.cli.reads import briefing_result
+    from legion_llm.cli.render import emit
+    from legion_llm.cli.result import common
+
+    c = common(root, today, json_)
+    return emit(briefing_result(c), c.as_json)
 
 
 def mcp(root: Path | None, today: str | None, json_: bool) -> int:

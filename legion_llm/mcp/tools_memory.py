@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from legion_llm.cli import knowledge, maintenance, outcomes, scan
-from legion_llm.cli.outcomes_recall import recall_result
+from legion_llm.cli.reads import recall_result
 from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today, flat_fields
 from legion_llm.mcp.runner import Runner
 from legion_llm.memory.outcomes.store import OutcomeInput

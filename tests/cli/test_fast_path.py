@@ -90,6 +90,21 @@ def test_the_fast_path_prints_what_typer_prints(
     assert quick[1] or quick[2]  # something was printed
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["briefing", "--json", *TODAY], ["briefing", *TODAY], ["briefing", "--json", "--today=x"]],
+    ids=" ".join,
+)
+def test_briefing_prints_what_typer_prints(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    args = [*args, "--root", str(root)]
+    reference = once(capsys, args, False)
+    monkeypatch.setattr(app, "_typer_run", no_typer)
+    assert once(capsys, args, True) == reference and reference[1]
+
+
 @pytest.mark.parametrize("extra", HANDED_TO_TYPER, ids=" ".join)
 def test_what_the_fast_path_is_not_sure_of_goes_to_typer(
     root: Path, capsys: pytest.CaptureFixture[str], extra: list[str]

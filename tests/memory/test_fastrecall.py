@@ -1,6 +1,6 @@
-"""The row scan of a recall (memory/outcomes/fastrecall.py) answers exactly what the full parse
-and `recall` answer: the same records, weights, scores and order, the same record count and the
-same warnings, on generated layouts (those it scans and those it must hand to the full parse)
+"""The row scan of a recall and a briefing (memory/outcomes/fastrecall.py) answers exactly what
+the full parse and `recall` / `briefing` answer: the same records, weights, scores and order,
+the same top agents, the same record count and the same warnings, on generated layouts (those it scans and those it must hand to the full parse)
 and on every real markdown file read as an OUTCOMES.md."""
 
 from __future__ import annotations
@@ -13,9 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from legion_llm.memory.outcomes.fastrecall import OutcomeRows, RecallRead, recall_outcomes
+from legion_llm.memory.outcomes.fastrecall import (
+    OutcomeRows,
+    RecallRead,
+    brief_outcomes,
+    recall_outcomes,
+)
 from legion_llm.memory.outcomes.read import OUTCOME_HEADER, OUTCOMES_TEMPLATE, read_outcomes
-from legion_llm.memory.outcomes.recall import RecallQuery, recall
+from legion_llm.memory.outcomes.recall import RecallQuery, briefing, recall
 from tests.conftest import FIXTURES, REALWORLD
 
 TODAY = date(2026, 6, 15)
@@ -45,6 +50,8 @@ def reference(path: Path, query: RecallQuery) -> tuple[Any, ...]:
 def assert_same(path: Path) -> None:
     for query in QUERIES:
         assert answers(recall_outcomes(path, query, TODAY)) == reference(path, query), query
+    outcomes = read_outcomes(path)
+    assert brief_outcomes(path, TODAY) == (briefing(outcomes, TODAY), outcomes.warnings)
 
 
 def scanned(path: Path) -> bool:
@@ -58,7 +65,7 @@ def scanned(path: Path) -> bool:
 
 CELL = st.sampled_from(
     ["", " ", "x", "api", "Team", "dev", "ops, dev", "dev , qa", "backend", "BACKEND, api",
-     "main", "feature/x", "success", "Partial", "FAILED", "done", "1", "3", "5", "9", "0", "02",
+     "main", "feature/x", "success", "", "dev,", "Partial", "FAILED", "done", "1", "3", "5", "9", "0", "02",
      "2026-06-14", "2026-06-01", "2026-03-20", "2025-01-01", "2026-06-14T09:00", "someday",
      "O-001", "O-002", "O-010", "PAT-4", "a \\| b", "back\\\\slash", "line<br>break", "<b>",
      "\\-", "\xa0nbsp\xa0", "tab\tbed", "ünïcode"]

@@ -15,6 +15,7 @@ compares them over generated layouts and the real files).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -23,11 +24,13 @@ from heapq import nlargest
 from itertools import compress, repeat
 from operator import and_, contains, ge, gt, itemgetter, le, lt, methodcaller, not_
 from pathlib import Path
+from typing import Any
 
 from legion_llm.memory.files import read_text_keeping, undecodable_lines
 from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.outcomes.read import (
     OUTCOME_COLUMNS,
+    OutcomesFile,
     importance_of,
     is_kv_line,
     is_outcome_table,
@@ -38,9 +41,11 @@ from legion_llm.memory.outcomes.read import (
 )
 from legion_llm.memory.outcomes.recall import (
     RecallQuery,
+    briefing,
     first_ranked,
     matches,
     recall,
+    scored_dict,
 )
 from legion_llm.memory.outcomes.scoring import MIN_DECAY_SCORE, recency_weight
 from legion_llm.memory.table import (
@@ -52,7 +57,7 @@ from legion_llm.memory.table import (
     opens_fence,
     split_row,
 )
-from legion_llm.records import OutcomeRecord, Scored
+from legion_llm.records import OutcomeRecord, Scored, split_list
 
 # A line that may be a separator row (nothing but pipes, colons, dashes and spaces); each one
 # found is then checked with the codec's own rule. The leading newline lets the regex engine
@@ -88,6 +93,25 @@ def recall_outcomes(path: Path, query: RecallQuery, today: date) -> RecallRead:
     outcomes = parse_outcomes(path, text)
     found = recall(outcomes.records, query, today)
     return RecallRead(found, len(outcomes.records), outcomes.warnings)
+
+
+def brief_outcomes(path: Path, today: date) -> tuple[dict[str, Any], list[str]]:
+    """What `briefing(read_outcomes(path), today)` answers, with the warnings of
+    `read_outcomes`; by the row scan when the layout allows it."""
+    try:
+        text = read_text_keeping(path)
+    except OSError as exc:
+        return briefing(OutcomesFile(path, True, False), today), [
+            unreadable_warning(path.name, exc)
+        ]
+    if text is None:
+        return briefing(OutcomesFile(path, False, True), today), []
+    with gc_paused():
+        rows = OutcomeRows.scan(path.name, text)
+        if rows is not None:
+            return rows.briefing(today)
+    outcomes = parse_outcomes(path, text)
+    return briefing(outcomes, today), outcomes.warnings
 
 
 @dataclass
@@ -250,6 +274,37 @@ class OutcomeRows:
         records = [(score, self.record(valid[i])) for score, i in ranked]
         found = [Scored(r, recency_weight(r.date, today), score) for score, r in records]
         return RecallRead(found, len(valid), warnings)
+
+    def briefing(self, today: date) -> tuple[dict[str, Any], list[str]]:
+        """`briefing` over these rows: the same recent outcomes, top agents and total."""
+        recent = self.recall(RecallQuery(limit=5), today)
+        is_valid, _ = self._valid()
+        cells = self._cells(is_valid, ("agent", "importance", "outcome"))
+        columns = (self._column(cells, name) for name in ("agent", "importance", "outcome"))
+        tallies: dict[str, list[int]] = {}  # agent -> [records, successes, importance summed]
+        for (agent, importance, outcome), count in Counter(zip(*columns, strict=True)).items():
+            outcome = outcome.strip().lower()
+            weight = importance_of(importance.strip(), outcome)
+            for name in split_list(agent.strip()):
+                tally = tallies.setdefault(name, [0, 0, 0])
+                tally[0] += count
+                tally[1] += count * (outcome == "success")
+                tally[2] += count * weight
+        top = sorted(tallies.items(), key=lambda kv: (-kv[1][0], kv[0]))[:3]
+        data = {
+            "recent_outcomes": [scored_dict(s) for s in recent.found],
+            "top_agents": [
+                {
+                    "agent": agent,
+                    "total_tasks": total,
+                    "success_rate": round(successes / total, 4),
+                    "avg_importance": round(summed / total, 4),
+                }
+                for agent, (total, successes, summed) in top
+            ],
+            "total_records": recent.total,
+        }
+        return data, recent.warnings
 
     def _cell(self, cells: list[list[str]], index: int, name: str) -> str:
         position = self._position(name)
