@@ -1,18 +1,20 @@
 """The hottest commands answered without building the typer app.
 
 Typer, and the pydantic it brings for coercing values, cost about 0.1 s of every process on a
-2-core machine: more than a recall of 200 records takes. The commands that agents and hooks run
-over and over are parsed here instead, by a parser that accepts only what it is sure of: the
-command's own options, each at most once, as `--name VALUE`, `--name=VALUE` or a bare flag,
-with values typer would take unchanged. Anything else (--help, an unknown or repeated option, a
-value typer would refuse or coerce, a positional argument) returns None and the caller hands the
-whole command line to typer, which answers it exactly as before. A command parsed here runs
-the same function its typer command runs, so both paths print the same bytes
-(tests/cli/test_fast_path.py runs every case through both, and checks that each spec lists the
-same options, types, defaults and bounds as its typer command).
+2-core machine (importing it, building the app, a pydantic adapter per option): more than a
+recall of 200 records takes. The commands that agents, hooks and users run over and over are
+parsed here instead, by a parser that accepts only what it is sure of: the options listed for
+the command, each at most once, as `--name VALUE`, `--name=VALUE` or a bare flag, and its
+positional arguments, with values typer would take unchanged. Anything else (--help, an option
+not listed or repeated, a value typer would refuse or coerce, one argument too many) returns
+None and the caller hands the whole command line to typer, which answers it exactly as before.
+A command parsed here runs the same function its typer command runs, so both paths print the
+same bytes (tests/cli/test_fast_path.py runs cases through both, and checks each listed option
+against its typer command's type, default and bound).
 
-A command's module listed here must not import typer (the typer declarations stay in the
-command's own module, which imports it from there).
+The targets of `outcomes recall`, `briefing` and `mcp` (and their modules) import no typer; the
+typer commands call them. `compact` calls its typer command function directly (typer is
+imported for its declarations, but no app is built and no value goes through typer).
 """
 
 from __future__ import annotations
@@ -44,9 +46,8 @@ class Option:
 class FastCommand:
     words: tuple[str, ...]
     options: tuple[Option, ...]
-    target: (
-        str  # "module:function", called with the parsed values as keywords; returns the exit code
-    )
+    target: str  # "module:function": called with the values as keywords, returns the exit code
+    arguments: tuple[str, ...] = ()  # positional arguments, in order (each optional: None)
 
     def function(self) -> Callable[..., int]:
         module, name = self.target.split(":")
@@ -69,6 +70,18 @@ COMMANDS = (
         "legion_llm.cli.fast:outcomes_recall",
     ),
     FastCommand(("briefing",), COMMON, "legion_llm.cli.fast:briefing"),
+    FastCommand(
+        ("compact",),
+        (
+            Option("--force", "flag", False),
+            Option("--dry-run", "flag", False),
+            Option("--engine"),
+            Option("--model"),
+            *COMMON,
+        ),
+        "legion_llm.cli.fast:compact",
+        arguments=("phase",),
+    ),
     FastCommand(("mcp",), COMMON, "legion_llm.cli.fast:mcp"),
 )
 
@@ -78,17 +91,27 @@ def run(args: list[str]) -> int | None:
     for command in COMMANDS:
         size = len(command.words)
         if tuple(args[:size]) == command.words:
-            values = parse(command.options, args[size:])
+            values = parse(command.options, args[size:], command.arguments)
             return None if values is None else command.function()(**values)
     return None
 
 
-def parse(options: tuple[Option, ...], args: list[str]) -> dict[str, Any] | None:
-    """The values of `args` for these options (defaults filled in), or None when unsure."""
+def parse(
+    options: tuple[Option, ...], args: list[str], arguments: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """The values of `args` for these options and positional arguments (defaults filled in),
+    or None when unsure."""
     by_flag = {option.flag: option for option in options}
     values: dict[str, Any] = {}
+    given: list[str] = []
     i = 0
     while i < len(args):
+        if not args[i].startswith("-"):
+            if len(given) == len(arguments) or _convert(Option("--argument"), args[i]) is None:
+                return None
+            given.append(args[i])
+            i += 1
+            continue
         flag, equals, value = args[i].partition("=")
         option = by_flag.get(flag)
         if option is None or option.dest in values:
@@ -109,7 +132,8 @@ def parse(options: tuple[Option, ...], args: list[str]) -> dict[str, Any] | None
         if converted is None:
             return None
         values[option.dest] = converted
-    return {option.dest: values.get(option.dest, option.default) for option in options}
+    named = {option.dest: values.get(option.dest, option.default) for option in options}
+    return {**dict(zip(arguments, given + [None] * len(arguments), strict=False)), **named}
 
 
 def _convert(option: Option, value: str) -> Any:
@@ -153,6 +177,32 @@ def briefing(root: Path | None, today: str | None, json_: bool) -> int:
 
     c = common(root, today, json_)
     return emit(briefing_result(c), c.as_json)
+
+
+def compact(
+    phase: str | None,
+    force: bool,
+    dry_run: bool,
+    engine: str | None,
+    model: str | None,
+    root: Path | None,
+    today: str | None,
+    json_: bool,
+) -> int:
+    """`compact [PHASE]` with these options: cli/compact.py's own command function, called
+    with the values typer would pass it (its other options at their defaults). Its module
+    declares its options with typer, so typer is imported, but no app is built and nothing is
+    parsed or coerced by it."""
+    from typer import Exit
+
+    from legion_llm.cli.compact import compact_cmd
+
+    try:
+        compact_cmd(phase, force=force, dry_run=dry_run, engine=engine, model=model, root=root,
+                    today=today, json_=json_)  # fmt: skip
+    except Exit as exit_:
+        return int(exit_.exit_code)
+    return 0
 
 
 def mcp(root: Path | None, today: str | None, json_: bool) -> int:

@@ -3,6 +3,7 @@ everything it is not sure of to typer."""
 
 from __future__ import annotations
 
+import inspect
 import shutil
 from pathlib import Path
 
@@ -57,6 +58,13 @@ ANSWERED = [
     ["--today", "not-a-date", "--json"],  # the command's own one-line error
     ["--json"],  # today's date
 ]
+HANDED_TO_TYPER_COMPACT = [
+    ["compact", "3", "4"],
+    ["compact", "3", "--price", "1/2"],
+    ["compact", "--suggest"],
+    ["compact", "3", "--max-cost", "1"],
+    ["compact", "-3"],
+]
 HANDED_TO_TYPER = [
     ["--help"],
     ["--json", "--limit", "0"],
@@ -105,6 +113,11 @@ def test_briefing_prints_what_typer_prints(
     assert once(capsys, args, True) == reference and reference[1]
 
 
+def test_compact_options_not_listed_go_to_typer(root: Path) -> None:
+    for args in HANDED_TO_TYPER_COMPACT:
+        assert fast.run([*args, "--root", str(root)]) is None, args
+
+
 @pytest.mark.parametrize("extra", HANDED_TO_TYPER, ids=" ".join)
 def test_what_the_fast_path_is_not_sure_of_goes_to_typer(
     root: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
@@ -131,18 +144,73 @@ KINDS: dict[type, fast.Kind] = {str: "str", int: "int", Path: "path", bool: "fla
 
 
 @pytest.mark.parametrize("command", fast.COMMANDS, ids=lambda c: " ".join(c.words))
-def test_each_spec_lists_the_typer_commands_options(command: fast.FastCommand) -> None:
-    group = typer.main.get_command(build_app(command.words[0]))
-    click_command = group
+def test_each_spec_agrees_with_its_typer_command(command: fast.FastCommand) -> None:
+    """Each listed option is the typer command's own (the same type, default and bound), the
+    positional arguments are its arguments in order, and the target takes exactly these."""
+    click_command = typer.main.get_command(build_app(command.words[0]))
     for word in command.words:
         click_command = click_command.commands[word]  # type: ignore[attr-defined]
-    found = {}
+    options, arguments = {}, []
     for param in click_command.params:
-        assert param.param_type_name == "option", param.name  # no positional arguments
         assert not param.multiple and param.envvar is None and param.callback is None
-        assert param.secondary_opts == [] and len(param.opts) == 1
         annotation = param.type_descriptor.annotation  # type: ignore[attr-defined]
-        found[param.name] = fast.Option(
-            param.opts[0], KINDS[annotation], param.default, getattr(param, "min", None)
+        if param.param_type_name == "argument":
+            assert param.default is None and annotation is str
+            arguments.append(param.name)
+            continue
+        assert param.secondary_opts == [] and len(param.opts) == 1
+        kind = KINDS.get(annotation, "str")  # the kinds not listed here are not listed in specs
+        options[param.name] = (
+            fast.Option(param.opts[0], kind, param.default, getattr(param, "min", None)),
+            annotation,
         )
-    assert found == fast.spec_of(command.words)
+    listed = fast.spec_of(command.words)
+    assert listed is not None and tuple(arguments) == command.arguments
+    assert {name: options[name][0] for name in listed} == listed
+    assert all(options[name][1] in KINDS for name in listed)
+    target = inspect.signature(command.function()).parameters
+    assert list(target) == [*command.arguments, *listed]
+
+
+OFFLINE = ["--engine", "offline"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--dry-run", "--json"],
+        ["--json"],
+        ["--dry-run"],
+        ["--json", "--force"],
+        ["9", "--json"],
+        ["--json", "--dry-run", "--engine", "claude-code"],
+    ],
+    ids=" ".join,
+)
+def test_compact_prints_what_typer_prints(
+    root: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+) -> None:
+    """The same output and the same files written, for a phase that exists and one that does
+    not, with an engine that is not there (its one-line error), written or not."""
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("PATH", "")  # no claude CLI
+    args = ["compact", *extra, "--root", str(root), *TODAY]
+    reference_root = root.parent / "reference"
+    shutil.copytree(root, reference_root)
+    reference = once(capsys, [str(reference_root) if a == str(root) else a for a in args], False)
+    monkeypatch.setattr(app, "_typer_run", no_typer)
+    quick = once(capsys, args, True)
+    assert quick == (
+        reference[0],
+        *(t.replace(str(reference_root), str(root)) for t in reference[1:]),
+    )
+    assert files(root) == files(reference_root)
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
