@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -98,24 +99,30 @@ def paired(case: Callable[[], float | None], env: dict[str, str], runs: int) -> 
     )
 
 
-def until_initialized(root: Path, env: dict[str, str]) -> Callable[[], float]:
-    """`legion-llm mcp` from its start to the answer to `initialize` (then closed, untimed)."""
+def until_answered(root: Path, env: dict[str, str], method: str) -> Callable[[], float]:
+    """`legion-llm mcp` from its start until `method` ("initialize" or "tools/list") is
+    answered, as a client starts: initialize, initialized, tools/list (then closed, untimed)."""
+    messages: list[dict[str, Any]] = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]  # fmt: skip
 
     def run() -> float:
         start = time.perf_counter()
+        seconds: dict[str, float] = {}
         with subprocess.Popen(
             [str(SCRIPT), "mcp", "--root", str(root)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root,
         ) as server:  # fmt: skip
             assert server.stdin is not None and server.stdout is not None
-            server.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
-            server.stdin.flush()
-            answer = json.loads(server.stdout.readline())
-            seconds = time.perf_counter() - start
-            assert answer["id"] == 1 and "result" in answer, answer
+            for message in messages:
+                server.stdin.write((json.dumps(message) + "\n").encode())
+                server.stdin.flush()
+                if "id" in message:
+                    answer = json.loads(server.stdout.readline())
+                    assert answer["id"] == message["id"] and "result" in answer, answer
+                    seconds[message["method"]] = time.perf_counter() - start
             server.stdin.close()
             server.wait()
-        return seconds
+        return seconds[method]
 
     return run
 
@@ -222,10 +229,12 @@ def main() -> int:
             "ratio")  # fmt: skip
         briefing = [str(SCRIPT), "briefing", "--json", "--root", str(large)]
         row("briefing --json, 100,000 records", process(briefing, env), None, "seconds")
-        row("mcp: initialize answered", until_initialized(demo, env), 0.4, "seconds")
-        cold = until_initialized(demo, {**env, "XDG_CACHE_HOME": str(tmp / "no-cache")})
-        first = statistics.median(wall(cold) for _ in range(3))
-        print(f"| mcp: initialize answered, first start (empty cache) | {first:.3f} s | | |")
+        row("mcp: initialize answered", until_answered(demo, env, "initialize"), 0.4, "seconds")
+        row("mcp: tools/list answered", until_answered(demo, env, "tools/list"), None, "seconds")
+        for method in ("initialize", "tools/list"):
+            cold = until_answered(demo, {**env, "XDG_CACHE_HOME": str(tmp / "none")}, method)
+            first = statistics.median(wall(cold) for _ in range(3))
+            print(f"| mcp: {method} answered, no cache (first start) | {first:.3f} s | | |")
         if "hook" not in COMMANDS:
             print("| hook session-start / hook stop | skipped: this checkout has no "
                   "`legion-llm hook` command (the plugin issue builds it) | | |")  # fmt: skip

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +13,8 @@ from typing import Any
 import pytest
 import tiktoken
 import tiktoken.load
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from legion_llm import cache
 from legion_llm.llm import tokens
@@ -22,9 +27,15 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     """An empty cache folder for this test, and an encoding built afresh before and after."""
     home = tmp_path / "xdg-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    tokens.encoding.cache_clear()
+    fresh()
     yield home / "legion-llm"
-    tokens.encoding.cache_clear()
+    fresh()
+
+
+def fresh() -> None:
+    """As in a new process: nothing loaded, nothing counted."""
+    for cached in (tokens.encoding, tokens.ranks, tokens.python_counter):
+        cached.cache_clear()
 
 
 @pytest.fixture
@@ -111,7 +122,7 @@ def test_the_bundled_file_is_hashed_on_every_load(
         tokens.load_ranks()
 
 
-def test_the_encoding_is_built_once_per_process(
+def test_the_ranks_are_loaded_once_per_process_and_small_counts_build_no_bpe(
     cache_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loads: list[int] = []
@@ -121,9 +132,66 @@ def test_the_encoding_is_built_once_per_process(
         loads.append(1)
         return real()
 
-    monkeypatch.setattr(tokens, "load_ranks", counted)
+    monkeypatch.setattr(tokens, "ranks", functools.lru_cache(maxsize=1)(counted))
     assert [tokens.count_tokens(t) for t in ("a b", "c d e", "")] == [2, 3, 0]
-    assert loads == [1]
+    assert loads == [1] and tokens.encoding.cache_info().currsize == 0
+    monkeypatch.setattr(tokens, "PYTHON_BUDGET", 10)
+    assert tokens.count_tokens("hello world, hello again") == 5  # past the budget: tiktoken
+    assert tokens.encoding.cache_info().currsize == 1 and loads == [1]
+
+
+def test_a_small_count_does_not_even_import_tiktoken() -> None:
+    code = (
+        "import sys; from legion_llm.llm.tokens import count_tokens\n"
+        "print(count_tokens('hello world ' * 1000), 'tiktoken' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    expected = len(tokens.encoding().encode_ordinary("hello world " * 1000))
+    assert done.stdout.split() == [str(expected), "False"]
+
+
+def real_texts() -> list[str]:
+    found = sorted(FIXTURES.rglob("*.md"))
+    if REALWORLD.is_dir():
+        found += sorted(REALWORLD.rglob("*.md"))
+    return [p.read_bytes().decode("utf-8", "surrogateescape") for p in found]
+
+
+def test_python_counts_are_tiktokens_on_every_real_file() -> None:
+    python, enc = tokens.PythonCounter(tokens.ranks()), tokens.encoding()
+    texts = real_texts()
+    assert len(texts) > 100
+    for text in texts:
+        assert python.count(text) == len(enc.encode_ordinary(text))
+
+
+PIECE = st.one_of(
+    st.characters(),  # every code point, surrogates and unassigned ones too
+    st.sampled_from(list(" \t\r\n\x0b\x0c\x85\xa0\u2028\u3000'sdmtlvre0123456789")),
+    st.sampled_from(
+        ["'s", "'LL", "\r\n", "  ", "\U0001f642", "e\u0301", "日本語", "<|endoftext|>"]
+    ),
+)
+TEXT = st.lists(PIECE, max_size=40).map("".join)
+
+
+@settings(max_examples=500)
+@given(TEXT)
+def test_count_tokens_is_tiktokens_on_any_text(text: str) -> None:
+    assert tokens.count_tokens(text) == len(tokens.encoding().encode_ordinary(text))
+    if tokens.same_in_both(text):
+        counter = tokens.PythonCounter(tokens.ranks())
+        assert counter.count(text) == len(tokens.encoding().encode_ordinary(text))
+
+
+def test_every_character_the_python_side_takes_splits_as_in_tiktoken() -> None:
+    """Each such character in letters', digits' and spaces' company, in groups."""
+    taken = [chr(i) for i in range(0x80, 0x110000) if tokens.same_in_both(chr(i))]
+    assert len(taken) > 200_000 and not tokens.same_in_both("\U000323b0")  # a letter of 2025
+    counter, enc = tokens.PythonCounter(tokens.ranks()), tokens.encoding()
+    for start in range(0, len(taken), 500):
+        text = "".join(f"a{c}b {c}1 {c}{c}'s\n" for c in taken[start : start + 500])
+        assert counter.count(text) == len(enc.encode_ordinary(text)), taken[start]
 
 
 @pytest.mark.parametrize(
