@@ -159,7 +159,14 @@ class Handshake:
         method = self.asked.pop(request_id, None) if request_id is not None else None
         if method is not None:
             self._note(method, request_id, line)
-        return request_id not in self.sent
+        sent = self.sent.get(request_id) if request_id is not None else None
+        if sent is not None and sent != line:  # what the desk sent no longer holds
+            print("legion-llm mcp: a stored handshake answer was out of date; it is replaced",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            if method is not None and method not in self.seen and self.version in self.stored:
+                del self.stored[self.version]  # the SDK refused it: nothing to keep
+                self._store()
+        return sent is None
 
     def wants(self, request_id: str | int | None) -> bool:
         """Whether the SDK's reply to this request matters here (serialising it costs)."""
@@ -183,8 +190,8 @@ class Handshake:
             self._store()
 
     def _store(self) -> None:
-        assert self.version is not None
-        self.stored[self.version] = dict(self.seen)
+        if self.version is not None and set(self.seen) == set(HANDSHAKE):
+            self.stored[self.version] = dict(self.seen)
         if self.print_:
             body = {"fingerprint": self.print_, "versions": self.stored}
             cache.keep(cache_name(self.print_), json.dumps(body, ensure_ascii=False).encode())
@@ -257,7 +264,7 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
     loader.start()
     out = sys.stdout.buffer
     backlog: list[bytes] = []
-    while handshake.stored and loader.is_alive():
+    while wire is not None and handshake.stored and loader.is_alive():
         line = wire.readline()
         if not line:
             break
@@ -272,15 +279,26 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
     from legion_llm.mcp.stdio import serve_stdio
 
     os.chdir(root)  # a relative path means the same thing to every layer: under the root
+    if wire is None:  # no descriptor to claim: the SDK's own transport, as before
+        anyio.run(serve_stdio, app, None, handshake)
+        return
     feed = cast("IO[str]", Feed(backlog, wire))  # what anyio.wrap_file reads: readline
     anyio.run(serve_stdio, app, anyio.wrap_file(feed), handshake)
 
 
-def _claim_stdin() -> IO[bytes]:
+def _claim_stdin() -> IO[bytes] | None:
     """The wire on a private descriptor; stdin itself then reads the null device (as the SDK's
-    own transport does), so nothing else in the process can take a client's line."""
-    private = os.dup(sys.stdin.fileno())
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, sys.stdin.fileno())
-    os.close(null)
+    own transport does), so nothing else in the process can take a client's line. None when
+    stdin has no descriptor to claim."""
+    try:
+        fd = sys.stdin.fileno()
+        private = os.dup(fd)
+    except (AttributeError, OSError, ValueError):
+        return None
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        pass  # stdin stays the wire too: nothing in this process reads it
     return os.fdopen(private, "rb")
