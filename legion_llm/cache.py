@@ -25,9 +25,10 @@ def cache_folder() -> Path | None:
     return Path(base) / "legion-llm"
 
 
-def keep(name: str, data: bytes) -> None:
+def keep(name: str, data: bytes, *, family: str | None = None, newest: int = 4) -> None:
     """Write `data` as the cache file `name`, atomically (a temp file, then a rename). A folder
-    that cannot be written is no error: the cache is only ever a shortcut."""
+    that cannot be written is no error: the cache is only ever a shortcut. With `family` (a
+    name prefix), only the `newest` files of that family stay (older versions' files go)."""
     folder = cache_folder()
     if folder is None:
         return
@@ -41,6 +42,18 @@ def keep(name: str, data: bytes) -> None:
     except OSError:
         with suppress(OSError):
             tmp.unlink()
+        return
+    if family is not None:
+        _keep_newest(folder, family, newest)
+
+
+def _keep_newest(folder: Path, family: str, newest: int) -> None:
+    with suppress(OSError):
+        files = [p for p in folder.iterdir() if p.name.startswith(family)]
+        files.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in files[newest:]:
+            with suppress(OSError):
+                old.unlink()
 
 
 def read(name: str) -> bytes | None:

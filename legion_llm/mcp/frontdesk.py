@@ -194,7 +194,8 @@ class Handshake:
             self.stored[self.version] = dict(self.seen)
         if self.print_:
             body = {"fingerprint": self.print_, "versions": self.stored}
-            cache.keep(cache_name(self.print_), json.dumps(body, ensure_ascii=False).encode())
+            data = json.dumps(body, ensure_ascii=False).encode()
+            cache.keep(cache_name(self.print_), data, family="mcp-handshake-")
 
 
 def _plain_initialize(params: Any) -> bool:
