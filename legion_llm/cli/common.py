@@ -14,6 +14,7 @@ from legion_llm.cli.result import (
     Common,
     check_stored_sizes,
     common,
+    deliver,
     parse_today,
     resolve_branch,
     split_option,
@@ -50,8 +51,6 @@ BranchOpt = Annotated[str, typer.Option("--branch", help="all, current, or a bra
 
 
 def finish(result: CommandResult, options: Common) -> None:
-    from legion_llm.cli.render import emit
-
-    code = emit(result, options.as_json)
+    code = deliver(result, options)
     if code:
         raise typer.Exit(code)

@@ -162,21 +162,19 @@ def outcomes_recall(
 ) -> int:
     """`outcomes recall` (cli/outcomes.py's recall_cmd runs this too)."""
     from legion_llm.cli.reads import recall_result
-    from legion_llm.cli.render import emit
-    from legion_llm.cli.result import common, split_option
+    from legion_llm.cli.result import common, deliver, split_option
 
     c = common(root, today, json_)
-    return emit(recall_result(c, split_option(tags), agent, task_type, limit, branch), c.as_json)
+    return deliver(recall_result(c, split_option(tags), agent, task_type, limit, branch), c)
 
 
 def briefing(root: Path | None, today: str | None, json_: bool) -> int:
     """`briefing` (cli/maintenance.py's briefing command runs this too)."""
     from legion_llm.cli.reads import briefing_result
-    from legion_llm.cli.render import emit
-    from legion_llm.cli.result import common
+    from legion_llm.cli.result import common, deliver
 
     c = common(root, today, json_)
-    return emit(briefing_result(c), c.as_json)
+    return deliver(briefing_result(c), c)
 
 
 def compact(

@@ -87,3 +87,11 @@ def resolve_branch(value: str, root: Path) -> str | None:
 
         return current_branch(root)
     return value
+
+
+def deliver(result: CommandResult, options: Common) -> int:
+    """Print a command's result (cli/render.py) and return its exit code: how every command
+    ends, through typer (cli/common.py's `finish`) or through the fast path (cli/fast.py)."""
+    from legion_llm.cli.render import emit
+
+    return emit(result, options.as_json)
