@@ -9,9 +9,12 @@ The XDG base directories on every platform, as git and most command-line tools u
 Windows %APPDATA% and %LOCALAPPDATA% when the XDG variables are not set. A relative XDG value is
 ignored, as the specification says. Tests point both at temporary folders through the variables.
 
-These are the only files legion-llm writes outside a project root, and only when the user runs
-`legion-llm trust` or prepares a host ticket for the first time; the data folder is created
-0700 and the key 0600.
+    cache    $XDG_CACHE_HOME/legion-llm   (default ~/.cache/legion-llm)    derived data only
+             (token ranks, the MCP handshake: legion_llm/cache.py; deleting it is safe)
+
+These are the only files legion-llm writes outside a project root: the config and data ones
+only when the user runs `legion-llm trust` or prepares a host ticket for the first time (the
+data folder is created 0700 and the key 0600), the cache ones to start faster.
 """
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +14,35 @@ from typing import Any
 
 import pytest
 
+from legion_llm.cache import cache_folder
 from legion_llm.cli.app import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 REALWORLD = REPO.parent / "shared" / "realworld"
+
+# The user's cache folder (legion_llm/cache.py: token ranks, the MCP handshake): one temporary
+# folder for the session, inherited by every subprocess, never the real one; the session fails
+# when the real one changed while it ran (a subprocess given HOME but not XDG_CACHE_HOME).
+_REAL_CACHE = cache_folder()
+
+
+def _cache_state(folder: Path | None) -> list[tuple[str, int, int]] | None:
+    if folder is None or not folder.is_dir():
+        return None
+    return sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir())
+
+
+_REAL_CACHE_BEFORE = _cache_state(_REAL_CACHE)
+_CACHE_HOME = tempfile.mkdtemp(prefix="legion-llm-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _cache_state(_REAL_CACHE) != _REAL_CACHE_BEFORE:
+        print(f"\nERROR: the tests wrote into the real cache folder {_REAL_CACHE}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)

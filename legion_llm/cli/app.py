@@ -1,16 +1,16 @@
-"""The `legion-llm` command: one typer app, sub-apps per file, errors turned into exit codes here."""
+"""The `legion-llm` command: one typer app, sub-apps per file, errors turned into exit codes here.
+
+Typer is imported only when a command needs it: the hottest commands are answered by
+cli/fast.py without it (the same functions, the same output), and every other command builds
+and imports only its own sub-app.
+"""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-from typer.exceptions import TyperException
-
-from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
 from legion_llm.cli.render import echo, envelope, secret_free, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
@@ -18,11 +18,6 @@ from legion_llm.errors import (
     EXIT_USAGE,
     LegionError,
     WriteFailedError,
-)
-from legion_llm.llm.errors import BudgetExceededError
-
-HELP = (
-    "A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."
 )
 
 # name -> (module, attribute, is a sub-app). Modules are imported only for the command that runs:
@@ -47,60 +42,15 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "batch": ("legion_llm.cli.batch", "app", True),
     "llm": ("legion_llm.cli.llm", "app", True),
     "mcp": ("legion_llm.mcp.command", "mcp_cmd", False),
-    "demo": ("legion_llm.cli.app", "demo", False),
+    "demo": ("legion_llm.cli.typer_app", "demo", False),
 }
 
 
-def demo(
-    root: RootOpt = None,
-    today: TodayOpt = None,
-    json_: JsonOpt = False,
-    engine: Annotated[
-        str | None,
-        typer.Option(
-            "--engine",
-            help="offline (the default, also without --engine unless LEGION_LLM_ENGINE is set), "
-            "auto, anthropic, claude-code.",
-        ),
-    ] = None,
-) -> None:
-    """Run the whole flow on a copy of the bundled demo project: in a new temporary folder, or in
-    --root DIR (new or empty). --today: the demo's "today" (default 2026-06-15, the day its
-    history is dated around). --json: the walkthrough on stderr, one object on stdout. Offline
-    unless an engine is asked for, so it never spends a key or a subscription by surprise."""
-    from legion_llm.cli.demo import run_demo
-
-    run_demo(root, today, json_, engine)
-
-
-def build_app(only: str | None = None) -> typer.Typer:
-    """The typer app with every command, or with just the one named `only`."""
-    root = typer.Typer(
-        name="legion-llm",
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-        help=HELP,
-    )
-    root.callback()(_no_options)  # keeps a one-command app a group: `legion-llm NAME ...`
-    for name, (module, attribute, is_group) in COMMANDS.items():
-        if only is not None and name != only:
-            continue
-        target = getattr(importlib.import_module(module), attribute)
-        if is_group:
-            root.add_typer(target, name=name)
-        else:
-            root.command(name)(target)
-    return root
-
-
-def _no_options() -> None:
-    """A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."""
-
-
 def __getattr__(name: str) -> Any:
-    """`from legion_llm.cli.app import app`: the full app, built on first use."""
+    """`from legion_llm.cli.app import app`: the full typer app, built on first use."""
     if name == "app":
+        from legion_llm.cli.typer_app import build_app
+
         return build_app()
     raise AttributeError(name)
 
@@ -116,6 +66,8 @@ def _command_name(args: list[str]) -> str:
 
 def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
     """One line on stderr; a write failure also prints the record so nothing is lost."""
+    from legion_llm.llm.errors import BudgetExceededError
+
     data = dict(exc.data)
     spent = (data.get("usage") or {}).get("estimated_cost_usd") or 0
     shown = exc.message  # a cap's refusal already says what was spent
@@ -138,21 +90,20 @@ def _text_arg(arg: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = [_text_arg(a) for a in (sys.argv[1:] if argv is None else argv)]
+    sys.exit(run(sys.argv[1:] if argv is None else argv))
+
+
+def run(argv: list[str], *, fast: bool = True) -> int:
+    """Run one command line and return its exit code. `fast`: let cli/fast.py answer the
+    commands it knows (False: always typer; the tests compare both)."""
+    args = [_text_arg(a) for a in argv]
     as_json = "--json" in args
     try:
-        only = args[0] if args and args[0] in COMMANDS else None
-        command = typer.main.get_command(build_app(only))
-        code = command.main(args=args, prog_name="legion-llm", standalone_mode=False)
+        code = _fast_run(args) if fast else None
+        if code is None:
+            code = _typer_run(args, as_json)
     except LegionError as exc:
         code = _fail(exc, args, as_json)
-    except TyperException as exc:
-        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        message = " ".join(message.split())
-        stderr_line(f"error: {message} (see legion-llm --help)")
-        code = getattr(exc, "exit_code", EXIT_USAGE)
-        if as_json:
-            print(envelope(_command_name(args), {"error": message}, [], ok=False))
     except KeyboardInterrupt:
         stderr_line("error: interrupted")
         code = 130
@@ -169,4 +120,30 @@ def main(argv: list[str] | None = None) -> None:
             f"error: internal error ({type(exc).__name__}: {exc}); rerun with LEGION_LLM_DEBUG=1"
         )
         code = EXIT_INTERNAL
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0
+
+
+def _fast_run(args: list[str]) -> int | None:
+    from legion_llm.cli.fast import run as fast_run
+
+    return fast_run(args)
+
+
+def _typer_run(args: list[str], as_json: bool) -> Any:
+    """The command through typer: its return value (an exit code, or None for 0)."""
+    import typer
+    from typer.exceptions import TyperException
+
+    from legion_llm.cli.typer_app import build_app
+
+    try:
+        only = args[0] if args and args[0] in COMMANDS else None
+        command = typer.main.get_command(build_app(only))
+        return command.main(args=args, prog_name="legion-llm", standalone_mode=False)
+    except TyperException as exc:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        message = " ".join(message.split())
+        stderr_line(f"error: {message} (see legion-llm --help)")
+        if as_json:
+            print(envelope(_command_name(args), {"error": message}, [], ok=False))
+        return getattr(exc, "exit_code", EXIT_USAGE)

@@ -1,18 +1,40 @@
-"""Options every command takes (--root, --today, --json) and the result every command returns."""
+"""The typer declarations of the options every command takes (--root, --today, --json, --branch),
+and `finish`; the values, the result and the option parsers are in cli/result.py (no typer)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from legion_llm.config import Settings, load_settings
-from legion_llm.errors import InputError, UsageError
-from legion_llm.project import MemoryPaths, resolve_root
+from legion_llm.cli.result import (
+    MAX_STORED_CHARS,
+    CommandResult,
+    Common,
+    check_stored_sizes,
+    common,
+    deliver,
+    parse_today,
+    resolve_branch,
+    split_option,
+)
+
+__all__ = [
+    "MAX_STORED_CHARS",
+    "BranchOpt",
+    "CommandResult",
+    "Common",
+    "JsonOpt",
+    "RootOpt",
+    "TodayOpt",
+    "check_stored_sizes",
+    "common",
+    "finish",
+    "parse_today",
+    "resolve_branch",
+    "split_option",
+]
 
 RootOpt = Annotated[
     Path | None,
@@ -27,92 +49,8 @@ TodayOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
 BranchOpt = Annotated[str, typer.Option("--branch", help="all, current, or a branch name.")]
 
-# One text field an add command stores (a summary, a fix, a learning's body, the tags together).
-# Larger is not a memory but a file pasted by mistake, and it slows every later read.
-MAX_STORED_CHARS = 20_000
-
-
-def split_option(value: str | None) -> list[str]:
-    """'a, b,c' -> ['a', 'b', 'c']."""
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
-
-
-@dataclass(frozen=True)
-class Common:
-    root: Path
-    today: date
-    as_json: bool
-
-    @property
-    def paths(self) -> MemoryPaths:
-        return MemoryPaths(self.root)
-
-    def settings(self) -> Settings:
-        return load_settings(self.paths.settings)
-
-
-def common(root: Path | None, today: str | None, as_json: bool) -> Common:
-    return Common(resolve_root(root), parse_today(today), as_json)
-
-
-def check_stored_sizes(fields: Mapping[str, object]) -> None:
-    """Refuse a field an add command would store when it is past MAX_STORED_CHARS (a list counts
-    as its items joined), naming it as its option. For the CLI and the MCP server alike."""
-    for name, value in fields.items():
-        if isinstance(value, list | tuple):
-            value = ", ".join(str(item) for item in value)
-        if isinstance(value, str) and len(value) > MAX_STORED_CHARS:
-            raise InputError(
-                f"--{name.replace('_', '-')} is {len(value):,} characters; a memory field holds "
-                f"at most {MAX_STORED_CHARS:,} characters (keep the gist, point to a file for the rest)"
-            )
-
-
-def parse_today(value: str | None) -> date:
-    if value is None:
-        return date.today()
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise UsageError(f"--today must be a date like 2026-03-01, not {value!r}") from None
-
-
-@dataclass
-class CommandResult:
-    """What a command hands to the renderer: data for --json, a human view, warnings."""
-
-    command: str
-    data: Any
-    human: Callable[[], None] | str | None = None
-    warnings: list[str] = field(default_factory=list)
-    exit_code: int = 0
-
-
-def resolve_branch(value: str, root: Path) -> str | None:
-    """--branch all -> None (no filter); current -> the git branch; else the name given."""
-    if value == "all":
-        return None
-    if value == "current":
-        from legion_llm.memory.gitinfo import current_branch
-
-        return current_branch(root)
-    return value
-
-
-def trust_warnings(root: Path) -> list[str]:
-    """The one warning about the settings an untrusted project set and that were ignored
-    (config.py), for every command's result, whether it read those settings or not."""
-    from legion_llm.config import untrusted_warning
-
-    paths = MemoryPaths(root)
-    settings = load_settings(paths.settings)
-    return [untrusted_warning(paths.settings.name, settings.ignored)] if settings.ignored else []
-
 
 def finish(result: CommandResult, options: Common) -> None:
-    from legion_llm.cli.render import emit
-
-    result.warnings = list(dict.fromkeys([*result.warnings, *trust_warnings(options.root)]))
-    code = emit(result, options.as_json)
+    code = deliver(result, options)
     if code:
         raise typer.Exit(code)

@@ -7,34 +7,16 @@ from typing import Annotated, Any
 import typer
 
 from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
-from legion_llm.cli.render import rich_print, table
+from legion_llm.cli.reads import briefing_result as briefing_result  # the MCP tool's and demo's
 
 
 def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
     """Session briefing: recent high-signal outcomes, top agents, record count."""
-    c = common(root, today, json_)
-    finish(briefing_result(c), c)
+    from legion_llm.cli.fast import briefing as run  # the same call the fast path makes
 
-
-def briefing_result(c: Common) -> CommandResult:
-    from legion_llm.memory.outcomes.read import read_outcomes
-    from legion_llm.memory.outcomes.recall import briefing as build_briefing
-
-    outcomes = read_outcomes(c.paths.outcomes)
-    data = build_briefing(outcomes, c.today)
-
-    def human() -> None:
-        rich_print(f"[bold]Memory briefing[/bold]: {data['total_records']} outcome records")
-        recent = data["recent_outcomes"]
-        if recent:
-            table("Recent outcomes", ["ID", "Date", "Agent", "Outcome", "Score", "Summary"],
-                  [[r["id"], r["date"], r["agent"], r["outcome"], r["decay_score"], r["summary"]]
-                   for r in recent])  # fmt: skip
-        if data["top_agents"]:
-            columns = ["agent", "total_tasks", "success_rate", "avg_importance"]
-            table("Top agents", columns, [[a[k] for k in columns] for a in data["top_agents"]])
-
-    return CommandResult("briefing", data, human, outcomes.warnings)
+    code = run(root, today, json_)
+    if code:
+        raise typer.Exit(code)
 
 
 def prune_cmd(

@@ -23,14 +23,7 @@ from legion_llm.cli.common import (
 from legion_llm.cli.render import table
 from legion_llm.config import Settings
 from legion_llm.memory.outcomes.read import read_outcomes
-from legion_llm.memory.outcomes.recall import (
-    RecallQuery,
-    agent_scores,
-    archetype_scores,
-    prune_note,
-    recall,
-    scored_dict,
-)
+from legion_llm.memory.outcomes.recall import agent_scores, archetype_scores
 
 if TYPE_CHECKING:
     from legion_llm.memory.outcomes.store import OutcomeInput
@@ -41,13 +34,6 @@ TagsOpt = Annotated[str | None, typer.Option("--tags", help="Comma-separated tag
 TaskTypesOpt = Annotated[
     str | None, typer.Option("--task-types", help="Comma-separated task types.")
 ]
-
-
-def render_records(title: str, records: list[dict[str, Any]]) -> None:
-    keys = ["id", "date", "plan", "agent", "task_type", "outcome", "importance", "decay_score"]
-    keys += ["summary"]
-    columns = ["ID", "Date", "Plan", "Agent", "Task Type", "Outcome", "Imp.", "Score", "Summary"]
-    table(title, columns, [[r[k] for k in keys] for r in records])
 
 
 @app.command("add")
@@ -133,26 +119,11 @@ def recall_cmd(
     json_: JsonOpt = False,
 ) -> None:
     """Recall outcomes scored by importance × recency (spec section 4)."""
-    c = common(root, today, json_)
-    finish(recall_result(c, split_option(tags), agent, task_type, limit, branch), c)
+    from legion_llm.cli.fast import outcomes_recall  # the same call the fast path makes
 
-
-def recall_result(
-    c: Common, tags: list[str], agent: str | None, task_type: str | None, limit: int, branch: str
-) -> CommandResult:
-    outcomes = read_outcomes(c.paths.outcomes)
-    query = RecallQuery(tags, agent, task_type, resolve_branch(branch, c.root), limit)
-    found = [scored_dict(s) for s in recall(outcomes.records, query, c.today)]
-    warnings = list(outcomes.warnings)
-    settings = c.settings()
-    warnings += settings.warnings
-    threshold = settings.prune_threshold
-    if len(outcomes.records) > threshold:
-        warnings.append(prune_note(len(outcomes.records)))
-    data = {"records": found, "total": len(found)}
-    return CommandResult(
-        "outcomes recall", data, lambda: render_records("Outcomes", found), warnings
-    )
+    code = outcomes_recall(tags, agent, task_type, limit, branch, root, today, json_)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("agent-scores")

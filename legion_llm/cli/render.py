@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from legion_llm.cli.common import CommandResult
+from legion_llm.cli.result import CommandResult
 from legion_llm.llm.scrub import scrub, scrub_data
 
 if TYPE_CHECKING:

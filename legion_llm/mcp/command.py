@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt, common
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
 
 
 def mcp_cmd(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
@@ -14,7 +14,6 @@ def mcp_cmd(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False
     before the server starts (a bad --root or --today) is one JSON object on stdout; once it
     serves, stdout speaks JSON-RPC.
     """
-    from legion_llm.mcp.server import serve
+    from legion_llm.cli.fast import mcp  # the same call the fast path makes
 
-    c = common(root, today, json_)
-    serve(c.root, today=c.today if today is not None else None)
+    mcp(root, today, json_)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from legion_llm.cli.common import CommandResult, Common, parse_today, trust_warnings
 from legion_llm.cli.render import envelope, secret_free
+from legion_llm.cli.result import CommandResult, Common, parse_today, trust_warnings
 from legion_llm.errors import LegionError, WriteFailedError
 from legion_llm.llm.scrub import scrub
 

@@ -9,22 +9,15 @@ in an argument can point anywhere else, and path-like arguments are checked agai
 from __future__ import annotations
 
 import inspect
-import os
 from datetime import date
 from pathlib import Path
-from typing import Any
-
-from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from typing import TYPE_CHECKING, Any
 
 import legion_llm
-from legion_llm.mcp.params import bounded
-from legion_llm.mcp.runner import Runner
-from legion_llm.mcp.tools_batch import BatchTools
-from legion_llm.mcp.tools_host import HostTools
-from legion_llm.mcp.tools_knowledge import KnowledgeTools
-from legion_llm.mcp.tools_memory import MemoryTools
-from legion_llm.mcp.tools_pipeline import PipelineTools
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
 
 INSTRUCTIONS = """\
 legion-llm: the project's agent memory as markdown in git (.planning/memory/ for Legion,
@@ -56,10 +49,17 @@ def tool_methods(toolbox: object) -> list[tuple[str, Any]]:
     return sorted(public, key=lambda item: item[1].__code__.co_firstlineno)
 
 
+def instructions_for(root: Path) -> str:
+    """The server's instructions for the project at `root` (the handshake carries them)."""
+    return INSTRUCTIONS.replace("{root}", str(root.resolve()))
+
+
 def annotations_for(name: str) -> ToolAnnotations:
     """Hints for the client: reads, appends only, or may change existing lines (prune moves rows,
     errors_add updates a fix, extract reinforces a file, compact --force replaces its output);
     open world when Claude may be called."""
+    from mcp.types import ToolAnnotations
+
     read_only = name in READ_ONLY
     return ToolAnnotations(
         read_only_hint=read_only,
@@ -71,11 +71,21 @@ def annotations_for(name: str) -> ToolAnnotations:
 def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     """A server whose tools all work inside `root` (not started); `today`, when given, is the date
     of every call that passes none."""
+    from mcp.server.mcpserver import MCPServer
+
+    from legion_llm.mcp.params import bounded
+    from legion_llm.mcp.runner import Runner
+    from legion_llm.mcp.tools_batch import BatchTools
+    from legion_llm.mcp.tools_host import HostTools
+    from legion_llm.mcp.tools_knowledge import KnowledgeTools
+    from legion_llm.mcp.tools_memory import MemoryTools
+    from legion_llm.mcp.tools_pipeline import PipelineTools
+
     runner = Runner(root, today=today)
     app: MCPServer[Any] = MCPServer(
         "legion-llm",
         version=legion_llm.__version__,
-        instructions=INSTRUCTIONS.replace("{root}", str(runner.root)),
+        instructions=instructions_for(runner.root),
         log_level="WARNING",
     )
     toolboxes = (
@@ -92,12 +102,9 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
 
 
 def serve(root: Path, *, today: date | None = None) -> None:
-    """Serve on stdio until the client closes the connection; a line that is not a JSON-RPC
+    """Serve on stdio until the client closes the connection: the handshake is answered at
+    once from the cache while the SDK loads (mcp/frontdesk.py); a line that is not a JSON-RPC
     message gets a JSON-RPC error reply (mcp/stdio.py)."""
-    import anyio
+    from legion_llm.mcp.frontdesk import serve_with_front_desk
 
-    from legion_llm.mcp.stdio import serve_stdio
-
-    app = build_server(root, today=today)
-    os.chdir(root)  # a relative path means the same thing to every layer: under the root
-    anyio.run(serve_stdio, app)
+    serve_with_front_desk(root, today)

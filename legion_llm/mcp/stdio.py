@@ -30,15 +30,24 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
+    from legion_llm.mcp.frontdesk import Handshake
+
 DRAIN_S = 900.0  # at the end of input, how long the answers still being worked out may take
 
 
-async def serve_stdio(app: MCPServer[Any]) -> None:
-    """What `MCPServer.run_stdio_async` does, with unreadable lines answered instead of dropped."""
+async def serve_stdio(
+    app: MCPServer[Any],
+    stdin: anyio.AsyncFile[str] | None = None,
+    handshake: Handshake | None = None,
+) -> None:
+    """What `MCPServer.run_stdio_async` does, with unreadable lines answered instead of dropped.
+    `stdin`: the lines to serve (default: the process's stdin); `handshake`: the front desk's
+    record (mcp/frontdesk.py): replies it sent already are not sent again, and the handshake
+    answers are noted for the next start."""
     server = app._lowlevel_server  # as run_stdio_async does; no public way to pass the streams
-    async with stdio_server() as (read_stream, write_stream):
-        answering = Answering(read_stream, write_stream)
-        replies = Replies(write_stream, answering.pending)
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        answering = Answering(read_stream, write_stream, handshake)
+        replies = Replies(write_stream, answering.pending, handshake)
         await server.run(answering, replies, server.create_initialization_options())
 
 
@@ -103,9 +112,11 @@ class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
         self,
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
+        handshake: Handshake | None = None,
     ) -> None:
         self._inner = inner
         self._write = write
+        self._handshake = handshake
         self.pending: set[str | int] = set()
 
     @property
@@ -122,6 +133,9 @@ class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
             if not isinstance(item, Exception):
                 if isinstance(item.message, JSONRPCRequest):
                     self.pending.add(item.message.id)
+                    if self._handshake is not None:
+                        message = item.message
+                        self._handshake.request(message.id, message.method, message.params)
                 return item
             await self._write.send(SessionMessage(error_reply(item)))
 
@@ -141,13 +155,29 @@ class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
 
 
 class Replies(_Wrapper["WriteStream[SessionMessage]"]):
-    """The transport's write stream, noting each request answered (its id leaves `pending`)."""
+    """The transport's write stream, noting each request answered (its id leaves `pending`);
+    a reply the front desk sent already is noted and not sent again."""
 
-    def __init__(self, inner: WriteStream[SessionMessage], pending: set[str | int]) -> None:
+    def __init__(
+        self,
+        inner: WriteStream[SessionMessage],
+        pending: set[str | int],
+        handshake: Handshake | None = None,
+    ) -> None:
         self._inner = inner
         self._pending = pending
+        self._handshake = handshake
 
     async def send(self, item: SessionMessage, /) -> None:
-        await self._inner.send(item)
-        if isinstance(item.message, JSONRPCResponse | JSONRPCError) and item.message.id is not None:
-            self._pending.discard(item.message.id)
+        message = item.message
+        answer = isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None
+        request_id = message.id if isinstance(message, JSONRPCResponse | JSONRPCError) else None
+        desk = self._handshake
+        if desk is None or not answer or not desk.wants(request_id):
+            await self._inner.send(item)
+        else:  # the line the transport would write, as it writes it
+            line = message.model_dump_json(by_alias=True, exclude_unset=True)
+            if desk.keep_reply(request_id, line):
+                await self._inner.send(item)
+        if answer and request_id is not None:
+            self._pending.discard(request_id)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from legion_llm.cli import knowledge, maintenance, outcomes, scan
+from legion_llm.cli.reads import recall_result
 from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today, flat_fields
 from legion_llm.mcp.runner import Runner
 from legion_llm.memory.outcomes.store import OutcomeInput
@@ -57,9 +58,7 @@ class MemoryTools:
         ...}], total}}; no OUTCOMES.md is an empty result, never an error."""
         run = self.runner
         return run.run(
-            lambda: outcomes.recall_result(
-                run.common(today), list(tags), agent, task_type, limit, branch
-            )
+            lambda: recall_result(run.common(today), list(tags), agent, task_type, limit, branch)
         )
 
     def outcomes_agent_scores(

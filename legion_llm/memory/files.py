@@ -25,6 +25,8 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Sequence
+from itertools import compress
+from operator import not_
 from pathlib import Path
 from typing import Any
 
@@ -140,10 +142,8 @@ _SURROGATE = re.compile("[\udc80-\udcff]")
 def undecodable_lines(lines: Sequence[str]) -> dict[int, int]:
     """0-based line number -> the first byte that is not UTF-8 in it (see `read_text_keeping`)."""
     found = {}
-    for number, line in enumerate(lines):
-        if line.isascii():
-            continue
-        bad = _SURROGATE.search(line)
+    for number in compress(range(len(lines)), map(not_, map(str.isascii, lines))):
+        bad = _SURROGATE.search(lines[number])
         if bad:
             found[number] = ord(bad.group(0)) - 0xDC00
     return found

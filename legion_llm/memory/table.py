@@ -80,6 +80,11 @@ def _split_escaped(s: str) -> list[str]:
     return [c.replace("\x01", "\\|").replace("\x00", "\\\\") for c in masked.split("|")]
 
 
+def opens_fence(line: str) -> bool:
+    """The line opens a fenced code block (when it is not a table line)."""
+    return bool(_FENCE_RE.match(line))
+
+
 def is_separator_line(line: str) -> bool:
     return bool(_SEPARATOR_LINE_RE.match(line))
 

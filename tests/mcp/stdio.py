@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,7 +17,12 @@ from mcp.types import TextContent
 T = TypeVar("T")
 SERVER = Path(sys.executable).with_name("legion-llm")
 # The client passes only HOME, PATH, ... to the server: no API key reaches it; offline forced too.
-ENV = {"LEGION_LLM_ENGINE": "offline", "PYTHONDONTWRITEBYTECODE": "1"}
+# The SDK's client passes HOME on: the cache folder stays the test session's (tests/conftest.py).
+ENV = {
+    "LEGION_LLM_ENGINE": "offline",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
+}
 
 
 class Calls:

@@ -102,7 +102,8 @@ def base_importance(outcome: str) -> int:
     return _BASE_IMPORTANCE.get(outcome, 2)
 
 
-def _importance(cell: str, outcome: str) -> int:
+def importance_of(cell: str, outcome: str) -> int:
+    """A row's importance: its Importance cell (clamped to 1-5), else its outcome's base."""
     if cell.isdigit():
         return min(5, max(1, int(cell)))
     return base_importance(outcome)
@@ -114,7 +115,7 @@ def record_from_fields(fields: list[str], line_no: int | None) -> OutcomeRecord:
     outcome = outcome.lower()
     return OutcomeRecord(
         id_ or None, when, branch or "main", phase, plan, agent, task_type, outcome,
-        _importance(importance, outcome), tags, summary, line_no,
+        importance_of(importance, outcome), tags, summary, line_no,
     )  # fmt: skip
 
 
@@ -187,6 +188,11 @@ def _only_headings(doc: MarkdownDoc) -> bool:
     )
 
 
+def is_kv_line(line: str) -> bool:
+    """A `key: value` line of a key:value section (not a row, heading or list item)."""
+    return bool(_KV_LINE_RE.match(line)) and not line.lstrip().startswith(("|", "#", "-", "*"))
+
+
 def _kv_records(doc: MarkdownDoc, bad: dict[int, int]) -> list[OutcomeRecord]:
     """`## Phase 2 — Shipped 2026-10-10` followed by `key: value` lines -> one record each.
     A line that is not UTF-8 ends the section."""
@@ -199,7 +205,7 @@ def _kv_records(doc: MarkdownDoc, bad: dict[int, int]) -> list[OutcomeRecord]:
         values: dict[str, str] = {}
         for j, follow in enumerate(lines[i + 1 :], start=i + 1):
             kv = _KV_LINE_RE.match(follow)
-            if not kv or j in bad or follow.lstrip().startswith(("|", "#", "-", "*")):
+            if not kv or j in bad or not is_kv_line(follow):
                 break
             values[normalise_column(kv.group(1).strip().lower().replace(" ", "_"))] = kv.group(2)
         if not _KV_RECORD_KEYS & values.keys():

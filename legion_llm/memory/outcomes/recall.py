@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from legion_llm.memory.gcpause import gc_paused
 from legion_llm.memory.outcomes.read import OutcomesFile
 from legion_llm.memory.outcomes.scoring import MIN_DECAY_SCORE, newest_first, recency_weight
-from legion_llm.records import OutcomeRecord, Scored, lowered
+from legion_llm.records import OutcomeRecord, Scored, id_number, lowered
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -45,10 +48,6 @@ def score(record: OutcomeRecord, today: date) -> Scored:
     return Scored(record, weight, round(record.importance * weight, 4))
 
 
-def _newest_first_key(record: OutcomeRecord) -> tuple[int, int]:
-    return newest_first(record.date, record.id_number)
-
-
 def recall(records: list[OutcomeRecord], query: RecallQuery, today: date) -> list[Scored]:
     """Filter, score by importance × recency, drop decay < 0.2, sort (ties: newer, higher ID), limit."""
     with gc_paused():
@@ -69,19 +68,36 @@ def _recall(records: list[OutcomeRecord], query: RecallQuery, today: date) -> li
         if decay >= MIN_DECAY_SCORE:
             kept.append((decay, record))
     kept.sort(key=lambda item: item[0], reverse=True)
-    top = _top(kept, len(kept) if query.limit is None else query.limit)
+    top = first_ranked(cut_at_limit(kept, query.limit), query.limit, _date_and_id)
     return [Scored(r, weights[r.date], decay) for decay, r in top]
 
 
-def _top(kept: list[tuple[float, OutcomeRecord]], limit: int) -> list[tuple[float, OutcomeRecord]]:
-    """The first `limit` after breaking ties among equal scores by newer date, then higher ID."""
+def cut_at_limit(kept: list[tuple[float, T]], limit: int | None) -> list[tuple[float, T]]:
+    """Of `kept` (best score first), the items that can be among the first `limit` once ties
+    are broken: every one scoring at least the `limit`-th score."""
+    limit = len(kept) if limit is None else limit
     if not kept or len(kept) <= limit:
-        cut = kept
-    else:
-        boundary = kept[limit - 1][0]
-        cut = [item for item in kept if item[0] >= boundary]
-    ordered = sorted(cut, key=lambda item: (-item[0], *_newest_first_key(item[1])))
-    return ordered[:limit]
+        return kept
+    boundary = kept[limit - 1][0]
+    return [item for item in kept if item[0] >= boundary]
+
+
+def first_ranked(
+    cut: list[tuple[float, T]], limit: int | None, dated: Callable[[T], tuple[str, str | None]]
+) -> list[tuple[float, T]]:
+    """The first `limit` of `cut` after breaking ties among equal scores by newer date, then
+    higher ID (`dated`: an item's Date and ID cells)."""
+
+    def rank(item: tuple[float, T]) -> tuple[float, int, int]:
+        when, record_id = dated(item[1])
+        return (-item[0], *newest_first(when, id_number(record_id)))
+
+    ordered = sorted(cut, key=rank)
+    return ordered[: len(cut) if limit is None else limit]
+
+
+def _date_and_id(record: OutcomeRecord) -> tuple[str, str | None]:
+    return record.date, record.id
 
 
 def scored_dict(item: Scored) -> dict[str, Any]:

@@ -1,0 +1,62 @@
+"""The typer app: every command's declaration, built with only the command that runs."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Annotated
+
+import typer
+
+from legion_llm.cli.app import COMMANDS
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
+
+HELP = (
+    "A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."
+)
+
+
+def demo(
+    root: RootOpt = None,
+    today: TodayOpt = None,
+    json_: JsonOpt = False,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="offline (the default, also without --engine unless LEGION_LLM_ENGINE is set), "
+            "auto, anthropic, claude-code.",
+        ),
+    ] = None,
+) -> None:
+    """Run the whole flow on a copy of the bundled demo project: in a new temporary folder, or in
+    --root DIR (new or empty). --today: the demo's "today" (default 2026-06-15, the day its
+    history is dated around). --json: the walkthrough on stderr, one object on stdout. Offline
+    unless an engine is asked for, so it never spends a key or a subscription by surprise."""
+    from legion_llm.cli.demo import run_demo
+
+    run_demo(root, today, json_, engine)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The typer app with every command, or with just the one named `only`."""
+    root = typer.Typer(
+        name="legion-llm",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        help=HELP,
+    )
+    root.callback()(_no_options)  # keeps a one-command app a group: `legion-llm NAME ...`
+    for name, (module, attribute, is_group) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if is_group:
+            root.add_typer(target, name=name)
+        else:
+            root.command(name)(target)
+    return root
+
+
+def _no_options() -> None:
+    """A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."""
