@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import json
 import math
+from functools import lru_cache
 from typing import Any
-
-import yaml
 
 MAX_DEPTH = 32
 MAX_YAML_CHARS = 64_000
@@ -32,23 +31,33 @@ class UntrustedInputError(ValueError):
     """Why a file's YAML or JSON is refused, said after the file's name."""
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses aliases and nesting deeper than MAX_DEPTH while composing."""
+@lru_cache(maxsize=1)
+def _loader() -> type[Any]:
+    """SafeLoader that refuses aliases and nesting deeper than MAX_DEPTH while composing (made
+    on first use: the JSON readers here are on hot paths that never read YAML)."""
+    import yaml
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.depth = 0
+    class BoundedLoader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise UntrustedInputError("has a YAML alias in its frontmatter (aliases are refused)")
-        self.depth += 1
-        try:
-            if self.depth > MAX_DEPTH:
-                raise UntrustedInputError(f"has frontmatter nested deeper than {MAX_DEPTH} levels")
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise UntrustedInputError(
+                    "has a YAML alias in its frontmatter (aliases are refused)"
+                )
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    raise UntrustedInputError(
+                        f"has frontmatter nested deeper than {MAX_DEPTH} levels"
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    return BoundedLoader
 
 
 def load_yaml(text: str) -> Any:
@@ -58,7 +67,7 @@ def load_yaml(text: str) -> Any:
             f"has frontmatter too large to read ({len(text):,} characters; "
             f"at most {MAX_YAML_CHARS:,})"
         )
-    loader = _BoundedLoader(text)
+    loader = _loader()(text)
     try:
         return loader.get_single_data()
     finally:
