@@ -42,7 +42,20 @@ def ensure_venv() -> None:
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
     if STAMP.exists() and STAMP.read_text() == _wanted_stamp():
         return
-    _run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", ".[dev]")
+    print(
+        "installing legion-llm and its dependencies into .venv (once; about a minute)", flush=True
+    )
+    _run(
+        PYTHON,
+        "-m",
+        "pip",
+        "install",
+        "--progress-bar",
+        "on",
+        "--disable-pip-version-check",
+        "-e",
+        ".[dev]",
+    )
     STAMP.write_text(_wanted_stamp())
 
 
@@ -52,12 +65,17 @@ def _test_env() -> dict[str, str]:
     return env
 
 
+def _workers() -> str:
+    """One pytest worker per core (at least two: the suite waits on subprocesses as much as on CPU)."""
+    return str(max(2, os.cpu_count() or 1))
+
+
 def test() -> None:
     env = _test_env()
     _run(BIN / "ruff", "check", *LINT_PATHS, env=env)
     _run(BIN / "ruff", "format", "--check", *LINT_PATHS, env=env)
     _run(BIN / "mypy", env=env)
-    _run(PYTHON, "-m", "pytest", env=env)
+    _run(PYTHON, "-m", "pytest", "-n", _workers(), env=env)
 
 
 def demo() -> None:
