@@ -32,8 +32,8 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, open_session
-from legion_llm.cli.render import usage_line
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt, open_session
+from legion_llm.cli.render import usage_lines
 from legion_llm.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -81,6 +81,7 @@ def compact_cmd(
     proposal: ProposalOpt = None,
     ticket: TicketOpt = None,
     final: FinalOpt = False,
+    verbose: VerboseOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -94,7 +95,7 @@ def compact_cmd(
         options = BatchOptions(batch, wait, poll_interval, timeout)
         _check_all(phase, all_, options, dry_run)
         finish(compact_all_result(c, options, engine=engine, model=model, max_cost=max_cost,
-                                  price=price, force=force), c)  # fmt: skip
+                                  price=price, force=force, verbose=verbose), c)  # fmt: skip
         return
     if phase is None:
         raise UsageError("compact needs a PHASE (or --suggest, or --all)")
@@ -104,7 +105,7 @@ def compact_cmd(
         finish(host_command(c, host, compact_maker(found, force), dry_run=dry_run), c)
         return
     found = _phase(c, phase)  # a phase that is not there is said before any engine notice
-    session = open_session(c, engine, model, max_cost, price=price)
+    session = open_session(c, engine, model, max_cost, price=price, verbose=verbose)
     finish(compact_result(c, found, session, force=force, dry_run=dry_run), c)
 
 
@@ -148,11 +149,13 @@ def compact_result(
             "usage": session.usage()}  # fmt: skip
     if dry_run:
         data["text"] = result.text
-    human = _compact_human(result, data, dry_run)
+    human = _compact_human(result, data, dry_run, session.verbose)
     return CommandResult("compact", data, human, [*session.warnings, *result.warnings])
 
 
-def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -> str:
+def _compact_human(
+    result: CompactResult, data: dict[str, Any], dry_run: bool, verbose: bool
+) -> str:
     report = result.report
     verb = "Would write" if dry_run else "Wrote"
     lines = [result.text] if dry_run else []
@@ -162,7 +165,7 @@ def _compact_human(result: CompactResult, data: dict[str, Any], dry_run: bool) -
         f"id(s) and {len(result.facts.paths)} path(s); repaired {len(result.repaired)}; "
         f"engine {result.engine}{_fallback_note(result)}"
     )
-    lines.append(usage_line(data["usage"]))
+    lines += usage_lines(data["usage"], verbose)
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from legion_llm.cli.batch import BatchOptions
 from legion_llm.cli.common import CommandResult, Common
-from legion_llm.cli.render import usage_line
+from legion_llm.cli.render import usage_lines
 
 if TYPE_CHECKING:
     from legion_llm.cli.llm import LLMSession
@@ -28,6 +28,7 @@ def compact_all_result(
     max_cost: float | None,
     price: str | None = None,
     force: bool = False,
+    verbose: bool = False,
 ) -> CommandResult:
     from legion_llm.cli.batch import EngineChoice, submit_then_wait
     from legion_llm.pipeline.batch.compact import CompactAllJob
@@ -40,7 +41,8 @@ def compact_all_result(
     if not options.batch:
         from legion_llm.cli.llm import open_session
 
-        return direct_result(c, job, open_session(c, engine, model, max_cost, price=price))
+        return direct_result(c, job, open_session(c, engine, model, max_cost, price=price,
+                                                    verbose=verbose))  # fmt: skip
     choice = EngineChoice(model, max_cost, engine, price)
     return submit_then_wait(c, job, choice, replace(options, force=force))
 
@@ -52,7 +54,7 @@ def direct_result(c: Common, job: Any, session: LLMSession) -> CommandResult:
     usage = session.usage()
     data = {"all": True, "batch": False, "outcomes": rows, "usage": usage}
     lines = [_row_line(row) for row in rows]
-    lines.append(usage_line(usage))
+    lines += usage_lines(usage, session.verbose)
     failed = [r for r in rows if r["status"] == "failed"]
     code = max((int(r.get("exit_code", 1)) for r in failed), default=0)
     errors = [f"error: {r['label']}: {r['reason']}" for r in failed]

@@ -27,8 +27,16 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, PriceOpt, open_session
-from legion_llm.cli.render import echo, usage_line
+from legion_llm.cli.llm import (
+    EngineOpt,
+    LLMSession,
+    MaxCostOpt,
+    ModelOpt,
+    PriceOpt,
+    VerboseOpt,
+    open_session,
+)
+from legion_llm.cli.render import echo, usage_lines
 from legion_llm.errors import InputError
 
 CatalogOpt = Annotated[
@@ -51,6 +59,7 @@ def distill(
     proposal: ProposalOpt = None,
     ticket: TicketOpt = None,
     final: FinalOpt = False,
+    verbose: VerboseOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -61,7 +70,7 @@ def distill(
     if host.active:
         finish(host_command(c, host, distill_maker(catalog), dry_run=dry_run), c)
         return
-    session = open_session(c, engine, model, max_cost, price=price)
+    session = open_session(c, engine, model, max_cost, price=price, verbose=verbose)
     finish(distill_result(c, session, dry_run, catalog), c)
 
 
@@ -113,17 +122,19 @@ def distill_result(
         "usage": session.usage(),
     }
     warnings = [*session.warnings, *result.warnings]
-    return CommandResult("distill", data, lambda: _human(data), warnings)
+    return CommandResult("distill", data, lambda: _human(data, session.verbose), warnings)
 
 
-def _human(data: dict[str, Any]) -> None:
+def _human(data: dict[str, Any], verbose: bool) -> None:
     verb = "Would write" if data["dry_run"] else "Wrote"
     echo(
         f"{len(data['candidates'])} candidate outcome(s) in {len(data['groups'])} group(s); "
         f"{verb.lower()} {len(data['written'])} pattern(s), skipped {len(data['skipped'])}."
     )
     for record in data["written"]:
-        echo(f"{verb} {record.get('id') or 'P-new'}: {record['pattern']} [{record['source']}]")
+        name = record.get("id") or "a new pattern (its id is given when written)"
+        echo(f"{verb} {name}: {record['pattern']} [from {record['source']}]")
     for item in data["skipped"]:
         echo(f"Skipped: {item['pattern']} ({item['reason']})")
-    echo(usage_line(data["usage"]))
+    for line in usage_lines(data["usage"], verbose):
+        echo(line)

@@ -20,8 +20,8 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.knowledge import TagsOpt, _add, _recall, _text
-from legion_llm.cli.llm import EngineOpt, LazySession, MaxCostOpt, ModelOpt, PriceOpt
-from legion_llm.cli.render import echo, table, usage_line
+from legion_llm.cli.llm import EngineOpt, LazySession, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt
+from legion_llm.cli.render import echo, table, usage_lines
 from legion_llm.errors import UsageError
 from legion_llm.memory.knowledge.read import ERRORS, read_knowledge
 from legion_llm.memory.knowledge.recall import KnowledgeQuery
@@ -45,6 +45,7 @@ def errors_add(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     price: PriceOpt = None,
+    verbose: VerboseOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -59,7 +60,7 @@ def errors_add(
         "tags": tags or "",
     }
     c = common(root, today, json_)
-    _add(c, ERRORS, values, LazySession(c, engine, model, max_cost, price=price))
+    _add(c, ERRORS, values, LazySession(c, engine, model, max_cost, price=price, verbose=verbose))
 
 
 def read_stdin() -> str:
@@ -77,18 +78,24 @@ def errors_match(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     price: PriceOpt = None,
+    verbose: VerboseOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Known fixes for an error, best first; the engine decides only the close calls."""
+    """Known fixes for an error, best first; the engine decides only the close calls.
+
+    "decided by" says what judged each match: exact (the same fingerprint), fuzzy (a score high
+    enough on its own), claude (a model judged the close call), offline (the built-in rule judged
+    it), none (too far to be the same error)."""
     text = read_stdin() if stdin else error_text
     if stdin and not (text or "").strip():
         raise UsageError("--stdin read no error text (nothing was piped in)")
     if not text or not text.strip():
         raise UsageError("give the error text as an argument or with --stdin")
     c = common(root, today, json_)
-    finish(match_result(c, text, limit, LazySession(c, engine, model, max_cost, price=price)), c)
+    llm = LazySession(c, engine, model, max_cost, price=price, verbose=verbose)
+    finish(match_result(c, text, limit, llm), c)
 
 
 def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandResult:
@@ -117,7 +124,8 @@ def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandR
     def human() -> None:
         table("errors match", columns, rows)
         if llm.session is not None:
-            echo(usage_line(llm.session.usage()))
+            for line in usage_lines(llm.session.usage(), llm.verbose):
+                echo(line)
 
     return CommandResult("errors match", data, human, warnings)
 

@@ -77,6 +77,7 @@ COMMANDS = (
             Option("--dry-run", "flag", False),
             Option("--engine"),
             Option("--model"),
+            Option("--verbose", "flag", False),
             *COMMON,
         ),
         "legion_llm.cli.fast:compact",
@@ -183,6 +184,7 @@ def compact(
     dry_run: bool,
     engine: str | None,
     model: str | None,
+    verbose: bool,
     root: Path | None,
     today: str | None,
     json_: bool,
@@ -196,8 +198,8 @@ def compact(
     from legion_llm.cli.compact import compact_cmd
 
     try:
-        compact_cmd(phase, force=force, dry_run=dry_run, engine=engine, model=model, root=root,
-                    today=today, json_=json_)  # fmt: skip
+        compact_cmd(phase, force=force, dry_run=dry_run, engine=engine, model=model,
+                    verbose=verbose, root=root, today=today, json_=json_)  # fmt: skip
     except Exit as exit_:
         return int(exit_.exit_code)
     return 0

@@ -21,7 +21,7 @@ from legion_llm.cli.common import (
     resolve_branch,
     split_option,
 )
-from legion_llm.cli.render import plain, rich_print, table, usage_line
+from legion_llm.cli.render import plain, rich_print, table, usage_lines
 from legion_llm.memory.knowledge.read import (
     PATTERNS,
     PREFERENCES,
@@ -71,8 +71,8 @@ def add_result(
         stored.warnings.extend(llm.session.warnings)
     verbs = {"added": "Stored", "existing": "Already known as", "updated": "Updated the fix of"}
     human = f"{verbs[stored.action]} {stored.record.id} in .planning/memory/{kind.file_name}"
-    if "usage" in data:
-        human += "\n" + usage_line(data["usage"])
+    if llm is not None and "usage" in data:
+        human = "\n".join([human, *usage_lines(data["usage"], llm.verbose)])
     return CommandResult(f"{kind.name} add", data, human, stored.warnings)
 
 

@@ -30,8 +30,16 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, LLMSession, MaxCostOpt, ModelOpt, PriceOpt, open_session
-from legion_llm.cli.render import echo, usage_line
+from legion_llm.cli.llm import (
+    EngineOpt,
+    LLMSession,
+    MaxCostOpt,
+    ModelOpt,
+    PriceOpt,
+    VerboseOpt,
+    open_session,
+)
+from legion_llm.cli.render import echo, usage_lines
 from legion_llm.errors import InputError
 
 if TYPE_CHECKING:
@@ -139,6 +147,7 @@ def extract(
     proposal: ProposalOpt = None,
     ticket: TicketOpt = None,
     final: FinalOpt = False,
+    verbose: VerboseOpt = False,
     root: RootOpt = None,
     today: TodayOpt = None,
     json_: JsonOpt = False,
@@ -155,7 +164,7 @@ def extract(
         finish(host_command(c, host, maker, dry_run=dry_run), c)
         return
     _check_folder(c, folder)  # a wrong folder is said before any engine notice
-    session = open_session(c, engine, model, max_cost, price=price)
+    session = open_session(c, engine, model, max_cost, price=price, verbose=verbose)
     finish(extract_result(c, folder, session, now_text(today, c), dry_run), c)
 
 
@@ -209,10 +218,10 @@ def extract_result(
         "usage": session.usage(),
     }
     warnings = [*session.warnings, *result.warnings]
-    return CommandResult("learnings extract", data, lambda: _human(data), warnings)
+    return CommandResult("learnings extract", data, lambda: _human(data, session.verbose), warnings)
 
 
-def _human(data: dict[str, Any]) -> None:
+def _human(data: dict[str, Any], verbose: bool) -> None:
     dry = data["dry_run"]
     echo(f"{data['mission']} ({data['kind']}){': dry run, nothing written' if dry else ''}")
     for item in data["written"]:
@@ -224,4 +233,5 @@ def _human(data: dict[str, Any]) -> None:
         echo(f"  {'would reinforce' if dry else 'reinforced'} {item['file']}: {changes}")
     for item in data["skipped"]:
         echo(f"  skipped ({item['action']}): {item['title']}: {item.get('reason', '')}")
-    echo(usage_line(data["usage"]))
+    for line in usage_lines(data["usage"], verbose):
+        echo(line)

@@ -45,6 +45,12 @@ EngineOpt = Annotated[
         "--engine", help="auto, anthropic, claude-code or offline (default: settings, else auto)."
     ),
 ]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose", help="Also print the engine and usage line when the offline engine answered."
+    ),
+]
 ModelOpt = Annotated[
     str | None, typer.Option("--model", help="Claude model (default: settings, else built in).")
 ]
@@ -68,6 +74,7 @@ class LLMSession:
     engine: Engine
     config: LLMConfig
     warnings: list[str] = field(default_factory=list)
+    verbose: bool = False  # --verbose: the usage line even for a free offline run
 
     def usage(self) -> dict[str, Any]:
         return self.engine.meter.as_dict(self.engine.name)
@@ -99,6 +106,7 @@ def open_session(
     price: str | None = None,
     registry: OfflineRegistry | None = None,
     mcp: McpClient | None = None,
+    verbose: bool = False,
 ) -> LLMSession:
     """Build the engine for an LLM command from its options (notices go to stderr at once, through
     the same printer as every other line). Inside the MCP server (`mcp` given) the order is the
@@ -115,10 +123,10 @@ def open_session(
 
         picked = select_mcp_engine(config.engine, config, sampler=mcp.sampler, registry=registry,
                                    notices=notices, redactor=redactor)  # fmt: skip
-        return LLMSession(picked, config, warnings)
+        return LLMSession(picked, config, warnings, verbose)
     chosen = select_engine(config.engine, config, registry=registry, notices=notices,
                            redactor=redactor)  # fmt: skip
-    return LLMSession(chosen, config, warnings)
+    return LLMSession(chosen, config, warnings, verbose)
 
 
 @dataclass(frozen=True)
@@ -382,15 +390,18 @@ class LazySession:
         max_cost: float | None,
         mcp: McpClient | None = None,
         price: str | None = None,
+        verbose: bool = False,
     ) -> None:
         self.options = (c, engine, model, max_cost)
         self.mcp = mcp
         self.price = price
+        self.verbose = verbose
         self.session: LLMSession | None = None
 
     def open(self) -> LLMSession:
         if self.session is None:
-            self.session = open_session(*self.options, mcp=self.mcp, price=self.price)
+            self.session = open_session(*self.options, mcp=self.mcp, price=self.price,
+                                        verbose=self.verbose)  # fmt: skip
         return self.session
 
     def decider(self) -> Decide:

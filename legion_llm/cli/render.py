@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.cli.result import CommandResult
@@ -88,18 +88,113 @@ def emit(result: CommandResult, as_json: bool) -> int:
 
 
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Print a readable table with rich."""
+    """Print a readable table with rich that keeps every id, date, score and name whole.
+
+    A column whose cells hold no space (ids, dates, scores, agent names, task types) never wraps;
+    a column of free text (summaries, titles, tags) folds between its words, and breaks a word
+    only when it is longer than FOLD_WORD. When the unbreakable columns cannot fit the terminal
+    even without borders and padding, each row is printed as `column: value` lines instead."""
+    from rich import box
     from rich.markup import escape
     from rich.table import Table
 
+    cells = [["" if v is None else shown(str(v)) for v in row] for row in rows]
+    heads = [heading(shown(c)) for c in columns]
+    measured = [_measure(head, [row[i] for row in cells]) for i, head in enumerate(heads)]
+    console = _console()
+    fitted = _layout(measured, console.width)
+    if fitted is None:
+        _records(console, title, heads, cells)
+        return
+    (style, edge, padding, _), widths = fitted
     view = Table(
-        title=None if title is None else escape(shown(title)), show_lines=False, expand=False
+        title=None if title is None else escape(shown(title)),
+        expand=False,
+        box=getattr(box, style),
+        show_edge=edge,
+        pad_edge=edge,
+        padding=padding,
     )
-    for column in columns:
-        view.add_column(column, overflow="fold")
-    for row in rows:
-        view.add_row(*("" if v is None else escape(shown(str(v))) for v in row))
-    _console().print(view)
+    for head, width in zip(heads, widths, strict=True):  # a single-word column is never narrower
+        view.add_column(escape(head), overflow="fold", width=width)  # than its widest cell
+    for row in cells:
+        view.add_row(*(escape(v) for v in row))
+    console.print(view)
+
+
+def heading(name: str) -> str:
+    """A column's name as a reader's words: `memory_score` -> `memory score`, `successRate` ->
+    `success rate` (the --json keys keep their names)."""
+    import re
+
+    spaced = re.sub(r"(?<=[a-z])([A-Z])(?=[a-z])", lambda m: " " + m[1].lower(), name)
+    return spaced.replace("_", " ")
+
+
+# (box, borders at the edges, padding, how many columns the borders and padding take for n columns)
+Layout = tuple[str, bool, tuple[int, int], Callable[[int], int]]
+LAYOUTS: tuple[Layout, ...] = (
+    ("HEAVY_HEAD", True, (0, 1), lambda n: 3 * n + 1),
+    ("SIMPLE_HEAD", False, (0, 1), lambda n: 3 * n - 3),
+    ("SIMPLE_HEAD", False, (0, 0), lambda n: n - 1),
+)
+
+
+def _layout(
+    measured: Sequence[tuple[int, int, bool]], width: int
+) -> tuple[Layout, list[int]] | None:
+    """The first layout, from boxed to bare, in which every column fits at its narrowest."""
+    for layout in LAYOUTS:
+        widths = _widths(measured, width - layout[3](len(measured)))
+        if widths is not None:
+            return layout, widths
+    return None
+
+
+FOLD_WORD = 16  # a word of free text longer than this (a path, a URL) may be folded
+
+
+def _measure(head: str, values: Sequence[str]) -> tuple[int, int, bool]:
+    """(narrowest width, natural width, must not wrap) of a column: a column of single words
+    is as wide as its widest cell; free text as its longest word (at most FOLD_WORD)."""
+    lines = [line for v in (head, *values) for line in v.split("\n")]
+    natural = max(len(line) for line in lines)
+    whole = all(" " not in v and "\n" not in v for v in values)
+    head_word = max((len(w) for w in head.split()), default=1)
+    if whole:
+        return max(head_word, *(len(v) for v in values), 1), natural, True
+    words = [len(w) for v in values for w in v.split()]
+    return max(head_word, min(max(words, default=1), FOLD_WORD)), natural, False
+
+
+def _widths(measured: Sequence[tuple[int, int, bool]], room: int) -> list[int] | None:
+    """Each column's width within `room`: single-word columns whole, free text sharing the rest
+    in proportion to what it would take unwrapped; None when the narrowest widths do not fit."""
+    if sum(narrow for narrow, _, _ in measured) > room:
+        return None
+    naturals = [natural if not whole else narrow for narrow, natural, whole in measured]
+    if sum(naturals) <= room:
+        return naturals
+    widths = [narrow for narrow, _, _ in measured]
+    spare = room - sum(widths)
+    wants = [natural - narrow for (narrow, _, _), natural in zip(measured, naturals, strict=True)]
+    total = sum(wants)
+    for i, want in enumerate(wants):
+        widths[i] += spare * want // total if total else 0
+    return widths
+
+
+def _records(console: Console, title: str | None, heads: list[str], cells: list[list[str]]) -> None:
+    """A table too wide for the terminal: each row as `column: value` lines, a blank between."""
+    from rich.text import Text
+
+    if title is not None:
+        console.print(Text(shown(title), style="bold"))
+    for number, row in enumerate(cells):
+        if number:
+            console.print()
+        for head, value in zip(heads, row, strict=True):
+            console.print(Text(f"{head}: {value}"))
 
 
 def rich_print(text: str) -> None:
@@ -124,8 +219,17 @@ def _console() -> Console:
     return console
 
 
+def usage_lines(usage: dict[str, Any], verbose: bool = False) -> list[str]:
+    """The usage line of an LLM command, when it says something: an engine other than offline
+    answered or a model was called, or --verbose asked for it (a plain offline run is free and
+    called nothing, so it says nothing)."""
+    if verbose or usage.get("engine") != "offline" or usage.get("calls"):
+        return [usage_line(usage)]
+    return []
+
+
 def usage_line(usage: dict[str, Any]) -> str:
-    """The one line every LLM command prints: engine, calls, tokens, estimated and avoided cost."""
+    """The usage line: engine, calls, tokens, estimated and avoided cost."""
     cached = usage.get("cache_read_input_tokens", 0)
     avoided = usage.get("avoided_cost_usd", 0.0)
     return (

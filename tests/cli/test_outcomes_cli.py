@@ -63,7 +63,7 @@ def test_human_output_is_a_table(cli: Any, project: Path) -> None:
     add(cli, project, "visible summary")
     result = cli("outcomes", "recall", "--root", project, "--today", "2026-03-10")
     assert result.exit_code == 0
-    assert "O-001" in result.stdout and "visible summary" in result.stdout
+    assert "O-001" in result.stdout and "visible summary" in " ".join(result.stdout.split())
 
 
 def test_missing_memory_is_empty_silent_and_creates_nothing(cli: Any, project: Path) -> None:
