@@ -22,9 +22,12 @@ from legion_llm.cli.common import (
     split_option,
 )
 from legion_llm.cli.render import plain, rich_print, table, usage_lines
+from legion_llm.errors import InputError
 from legion_llm.memory.knowledge.read import (
+    DECISION_POINTS,
     PATTERNS,
     PREFERENCES,
+    SIGNALS,
     KnowledgeKind,
     read_knowledge,
 )
@@ -42,6 +45,12 @@ AgentOpt = Annotated[str | None, typer.Option("--agent")]
 
 def _text(name: str, help_text: str) -> Any:
     return typer.Option(name, help=help_text)
+
+
+def one_of(option: str, value: str, allowed: Sequence[str]) -> None:
+    """A filter with a fixed set of values refuses any other (an unknown one would match nothing)."""
+    if value not in allowed:
+        raise InputError(f"--{option} must be one of {', '.join(allowed)}, not {value!r}")
 
 
 OPTION_NAMES = {"error_signature": "signature"}  # a stored column -> its option, where they differ
@@ -169,7 +178,14 @@ def preferences_recall(
     signal: Annotated[
         str, typer.Option("--signal", help="positive, negative, corrective or all.")
     ] = "all",
-    decision_point: Annotated[str, typer.Option("--decision-point")] = "all",
+    decision_point: Annotated[
+        str,
+        typer.Option(
+            "--decision-point",
+            help="review-verdict, review-override, agent-selection, manual-edit, fix-acceptance "
+            "or all.",
+        ),
+    ] = "all",
     tags: TagsOpt = None,
     agent: AgentOpt = None,
     limit: Annotated[int, typer.Option("--limit", min=1)] = 10,
@@ -180,6 +196,8 @@ def preferences_recall(
 ) -> None:
     """Recall preference signals by recency (spec section 13)."""
     c = common(root, today, json_)
+    one_of("signal", signal, (*SIGNALS, "all"))
+    one_of("decision-point", decision_point, (*DECISION_POINTS, "all"))
     query = KnowledgeQuery(
         tags=split_option(tags), agent=agent, branch=resolve_branch(branch, c.root),
         signal=None if signal == "all" else signal,
@@ -202,6 +220,9 @@ def recall_topic_cmd(
 
 def recall_topic_result(c: Common, topic: str, limit: int) -> CommandResult:
     from legion_llm.memory.knowledge.signals import search_topic
+
+    if not topic.strip():
+        raise InputError("the TOPIC to recall must not be empty (an empty one matches everything)")
 
     hits, warnings = search_topic(c.paths, topic, limit)
     data = {"topic": topic, "records": hits, "total": len(hits)}

@@ -87,17 +87,26 @@ def add(
 
 
 def add_result(c: Common, learning: Learning) -> CommandResult:
-    """`learnings add` for the CLI and the MCP server."""
-    from legion_llm.memory.learnings.write import write_new
+    """`learnings add` for the CLI and the MCP server: a learning with the same title and body
+    as a stored one reinforces it (or, given by the same source already, changes nothing)."""
+    from legion_llm.memory.learnings.write import add_learning
 
     check_stored_sizes(vars(learning))
     warnings: list[str] = []
-    written = write_new(c.paths.learnings_dir, c.root, learning, warnings)
+    added = add_learning(c.paths.learnings_dir, c.root, learning, warnings)
+    stored, path = added.learning, f"{MEMORY}/{added.learning.file}"
     data = {
-        "learning": {**written.to_dict(), "body": written.body},
-        "path": f"{MEMORY}/{written.file}",
+        "learning": {**stored.to_dict(), "body": stored.body},
+        "path": path,
+        "action": added.action,
+        "changes": list(added.changes),
     }
-    return CommandResult("learnings add", data, f"Wrote {MEMORY}/{written.file}", warnings)
+    human = {
+        "added": f"Wrote {path}",
+        "reinforced": f"Already stored in {path}: reinforced it ({', '.join(added.changes)})",
+        "existing": f"Already stored in {path} from {stored.source}: nothing written",
+    }[added.action]
+    return CommandResult("learnings add", data, human, warnings)
 
 
 @app.command("load")
@@ -133,7 +142,11 @@ def load_result(c: Common, goal: str, max_tokens: int, limit: int) -> CommandRes
 @app.command("extract")
 def extract(
     mission: Annotated[
-        Path, typer.Argument(help="A completed mission's folder or a Legion phase folder.")
+        Path,
+        typer.Argument(
+            help="A completed mission's folder or a Legion phase folder, or a mission id "
+            "(its folder under .mission-control/missions/, archive/ included)."
+        ),
     ],
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show the plan; write nothing.")
@@ -158,6 +171,8 @@ def extract(
     folder = mission if mission.is_absolute() else Path.cwd() / mission
     if not folder.exists() and (c.root / mission).is_dir():
         folder = c.root / mission  # a path given relative to --root
+    if not folder.exists():
+        folder = mission_by_id(c.root, str(mission)) or no_mission(mission)
     host = HostOptions(prepare, out, proposal, ticket, final)
     if host.active:
         maker = extract_maker(folder, now_text(today, c))
@@ -166,6 +181,31 @@ def extract(
     _check_folder(c, folder)  # a wrong folder is said before any engine notice
     session = open_session(c, engine, model, max_cost, price=price, verbose=verbose)
     finish(extract_result(c, folder, session, now_text(today, c), dry_run), c)
+
+
+MISSIONS = (".mission-control/missions", ".mission-control/missions/archive")
+
+
+def mission_by_id(root: Path, value: str) -> Path | None:
+    """The folder of the mission `value` names by id (or by the start of one) under
+    .mission-control/missions/ or its archive/; None when `value` is not a bare name or names
+    none; one line naming the candidates when it names more than one."""
+    name = value.strip()
+    if not name or Path(name).name != name or name.startswith("."):
+        return None
+    folders = [f for where in MISSIONS if (root / where).is_dir()
+               for f in sorted((root / where).iterdir()) if f.is_dir()]  # fmt: skip
+    exact = [f for f in folders if f.name == name]
+    found = exact or [f for f in folders if f.name.startswith(name)]
+    if len(found) > 1:
+        names = ", ".join(f.name for f in found[:5]) + (", ..." if len(found) > 5 else "")
+        raise InputError(f"mission {name!r} is ambiguous: it starts {len(found)} mission ids "
+                         f"({names}); give the whole id or the folder")  # fmt: skip
+    return found[0] if found else None
+
+
+def no_mission(mission: Path) -> Path:
+    raise InputError(f"{mission} is neither a folder nor a mission id under {MISSIONS[0]}/")
 
 
 def _check_folder(c: Common, folder: Path) -> None:

@@ -5,6 +5,7 @@ Both leave scrubbed of any key (the envelope's own scrub, and `scrub` on the err
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -30,6 +31,7 @@ class Runner:
         self.root = root.resolve()
         self.today = today  # `legion-llm mcp --today`: the date of a call that passes none
         self._lock = threading.Lock()
+        self.argument_names: frozenset[str] = frozenset()  # every tool's (build_server sets them)
 
     def common(self, today: str | None) -> Common:
         day = self.today if today is None and self.today is not None else parse_today(today)
@@ -41,7 +43,8 @@ class Runner:
             try:
                 result = build()
             except Exception as exc:
-                raise ToolError(scrub(secret_free(error_text(exc)))) from exc
+                text = tool_wording(error_text(exc), self.argument_names)
+                raise ToolError(scrub(secret_free(text))) from exc
         warnings = list(dict.fromkeys([*result.warnings, *trust_warnings(self.root)]))
         text = envelope(result.command, result.data, warnings, ok=result.exit_code == 0)
         loaded: dict[str, Any] = json.loads(text)
@@ -71,6 +74,29 @@ class Runner:
             if not path.resolve().is_relative_to(self.root):
                 raise ToolError(f"phase {spec!r} is outside the project root {self.root}")
         return found
+
+
+_PASS_FLAG = re.compile(r"\bpass --([a-z][a-z0-9-]*)")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
+
+
+def tool_wording(text: str, names: frozenset[str]) -> str:
+    """A CLI message worded for a tool call: `--max-cost` -> `max_cost` and `pass --force` ->
+    `pass force=true`, for the flags that are tool arguments (others, such as Claude Code's own
+    flags, stay as they are)."""
+
+    def argument(flag: str) -> str | None:
+        name = flag.replace("-", "_")
+        return name if name in names else None
+
+    def passed(match: re.Match[str]) -> str:
+        name = argument(match[1])
+        return f"pass {name}=true" if name else match[0]
+
+    def named(match: re.Match[str]) -> str:
+        return argument(match[1]) or match[0]
+
+    return _FLAG.sub(named, _PASS_FLAG.sub(passed, text))
 
 
 def error_text(exc: Exception) -> str:

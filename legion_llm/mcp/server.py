@@ -71,8 +71,7 @@ def annotations_for(name: str) -> ToolAnnotations:
 def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     """A server whose tools all work inside `root` (not started); `today`, when given, is the date
     of every call that passes none."""
-    from mcp.server.mcpserver import MCPServer
-
+    from legion_llm.mcp.arguments import server_class
     from legion_llm.mcp.params import bounded
     from legion_llm.mcp.runner import Runner
     from legion_llm.mcp.tools_batch import BatchTools
@@ -82,7 +81,7 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     from legion_llm.mcp.tools_pipeline import PipelineTools
 
     runner = Runner(root, today=today)
-    app: MCPServer[Any] = MCPServer(
+    app: MCPServer[Any] = server_class()(
         "legion-llm",
         version=legion_llm.__version__,
         instructions=instructions_for(runner.root),
@@ -95,9 +94,12 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
         HostTools(runner),
         BatchTools(runner),
     )
+    names: set[str] = set()
     for toolbox in toolboxes:
         for name, method in tool_methods(toolbox):
             app.add_tool(bounded(method), name=name, annotations=annotations_for(name))
+            names.update(inspect.signature(method).parameters)
+    runner.argument_names = frozenset(names)
     return app
 
 

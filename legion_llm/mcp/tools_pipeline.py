@@ -138,7 +138,8 @@ class PipelineTools:
             Field(
                 min_length=1,
                 description="A completed mission folder or Legion phase folder, relative to the "
-                "project root (or absolute inside it).",
+                "project root (or absolute inside it), or a mission id (its folder under "
+                ".mission-control/missions/, archive/ included).",
             ),
         ],
         dry_run: DryRun = False,
@@ -156,6 +157,8 @@ class PipelineTools:
         def build() -> CommandResult:
             c = run.common(today)
             folder = run.inside(mission, "mission")
+            if not folder.exists():
+                folder = learnings.mission_by_id(c.root, mission) or learnings.no_mission(folder)
             session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
             now = learnings.now_text(today, c)
             result = learnings.extract_result(c, folder, session, now, dry_run)

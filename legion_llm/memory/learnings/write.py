@@ -31,6 +31,7 @@ from legion_llm.memory.learnings.read import (
     REQUIRED,
     Learning,
     LearningFile,
+    read_learnings,
     tag_list,
     tag_problems,
     timestamp_text,
@@ -326,3 +327,41 @@ def apply(parsed: LearningFile, updated: Learning) -> None:
     if section.body != updated.body:
         section.body = updated.body
         section.changed = True
+
+
+# ---------------------------------------------------------------- one learning added by hand
+
+
+@dataclass(frozen=True)
+class Added:
+    action: str  # added | reinforced | existing
+    learning: Learning
+    changes: tuple[str, ...] = ()
+
+
+def _same_text(a: Learning, b: Learning) -> bool:
+    """The same title (any case, any spacing) and the same body (any spacing)."""
+    return " ".join(a.title.split()).casefold() == " ".join(
+        b.title.split()
+    ).casefold() and " ".join(a.body.split()) == " ".join(b.body.split())
+
+
+def add_learning(
+    folder: Path, root: Path, learning: Learning, warnings: list[str] | None = None
+) -> Added:
+    """`learnings add`: a new file, unless a learning with the same title and body is stored;
+    then that one is reinforced by this source (see `reinforce`), or left as it is when this
+    source already gave it. Decided and written under the folder's lock."""
+    clean = validate_new(project_redactor(root).record(learning)[0])  # bad input: nothing written
+    with locked(folder, root=root):
+        current = read_learnings(folder)
+        same = next((item for item in current.learnings if _same_text(item, clean)), None)
+        if same is None:
+            return Added("added", write_new(folder, root, learning, warnings, lock=False))
+        done = reinforce(same, source=clean.source, extracted_at=clean.extracted_at,
+                         tags=clean.tags, body=clean.body)  # fmt: skip
+        if done is None:
+            return Added("existing", same)
+        apply(current.files[same.file], done.learning)
+        rewrite(folder, root, current.files[same.file], warnings, lock=False)
+        return Added("reinforced", done.learning, done.changes)

@@ -70,6 +70,8 @@ def validate(data: OutcomeInput) -> OutcomeInput:
             raise InputError(f"--{name} must not be empty")
     if not split_list(data.agent):
         raise InputError(f"--agent must name an agent, not {data.agent!r}")
+    if data.importance is not None and not 1 <= data.importance <= 5:
+        raise InputError(f"--importance must be 1 to 5, not {data.importance}")
     if data.review_cycles < 0 or data.blockers < 0:
         raise InputError("--review-cycles and --blockers must be 0 or more")
     data.outcome = outcome

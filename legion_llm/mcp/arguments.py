@@ -1,0 +1,102 @@
+"""Tool arguments the schema refuses, said in one line: the argument's name and what it accepts
+(read from the tool's own input schema), never pydantic's multi-line report and its URL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+SHOWN_VALUE = 40  # characters of a refused value repeated in the message
+
+
+def argument_error(tool: str, exc: ValidationError, schema: Mapping[str, Any] | None) -> str:
+    """`Error executing tool T: argument 'x' ...; argument 'y' ...` (one line, each argument once)."""
+    properties = (schema or {}).get("properties", {})
+    problems: dict[str, str] = {}
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error["loc"] else "arguments"
+        if name in problems:
+            continue
+        problems[name] = _problem(name, error, properties.get(name))
+    return f"Error executing tool {tool}: " + "; ".join(problems.values())
+
+
+def _problem(name: str, error: Mapping[str, Any], schema: Mapping[str, Any] | None) -> str:
+    if error["type"] == "missing":
+        accepts = f" ({accepts_text(schema)})" if schema else ""
+        return f"argument {name!r} is required{accepts}"
+    if schema is None:
+        return f"argument {name!r} is not one this tool takes"
+    given = error.get("input")
+    shown = repr(given) if not isinstance(given, str) else repr(given[:SHOWN_VALUE])
+    return f"argument {name!r} must be {accepts_text(schema)}, not {shown}"
+
+
+def accepts_text(schema: Mapping[str, Any]) -> str:
+    """What a JSON schema accepts, in words: `one of a, b or c`, `a string of 1+ characters`,
+    `a whole number of at least 1`, `a number or a string`, `a list of strings`, `null`."""
+    if "enum" in schema:
+        values = [str(v) for v in schema["enum"]]
+        return "one of " + (
+            ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else values[0]
+        )
+    if "const" in schema:
+        return repr(schema["const"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            parts = [accepts_text(part) for part in schema[key] if part.get("type") != "null"]
+            merged = _merged_enums(schema[key])
+            text = merged or " or ".join(dict.fromkeys(parts))
+            nullable = any(part.get("type") == "null" for part in schema[key])
+            return text + (" (or null)" if nullable else "")
+    kind = schema.get("type")
+    if kind == "string":
+        least = schema.get("minLength")
+        return "a string" + (f" of at least {least} character(s)" if least else "")
+    if kind in ("integer", "number"):
+        noun = "a whole number" if kind == "integer" else "a number"
+        bounds = [f"at least {schema['minimum']}" if "minimum" in schema else "",
+                  f"at most {schema['maximum']}" if "maximum" in schema else ""]  # fmt: skip
+        shown = ", ".join(b for b in bounds if b)
+        return noun + (f" ({shown})" if shown else "")
+    if kind == "boolean":
+        return "true or false"
+    if kind == "array":
+        items = schema.get("items") or {}
+        return "a list" + (f", each item {accepts_text(items)}" if items else "")
+    if kind == "object":
+        return "an object"
+    return "a value of the documented type"
+
+
+def _merged_enums(parts: list[Mapping[str, Any]]) -> str:
+    """`Signal | Literal["all"]`: one list of every value, when every part is an enum."""
+    kept = [part for part in parts if part.get("type") != "null"]
+    values = [
+        v for part in kept for v in part.get("enum", [part["const"]] if "const" in part else [])
+    ]
+    if all("enum" in part or "const" in part for part in kept) and values:
+        return accepts_text({"enum": list(dict.fromkeys(values))})
+    return ""
+
+
+def server_class() -> type:
+    """The SDK's server, saying a refused argument in one line (imported only by build_server)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+
+    class Server(MCPServer[Any]):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                tool = self._tool_manager.get_tool(name)
+                schema = None if tool is None else tool.parameters
+                raise ToolError(argument_error(name, cause, schema)) from cause
+
+    return Server
