@@ -32,7 +32,15 @@ from legion_llm.cli.host import (
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt, open_session
+from legion_llm.cli.llm import (
+    EngineOpt,
+    MaxCostOpt,
+    ModelOpt,
+    PriceOpt,
+    VerboseOpt,
+    check_engine,
+    open_session,
+)
 from legion_llm.cli.render import usage_lines
 from legion_llm.errors import InputError, UsageError
 
@@ -87,6 +95,7 @@ def compact_cmd(
     json_: JsonOpt = False,
 ) -> None:
     """Compact a completed phase's plan summaries into {NN}-COMPACTED.md, verified."""
+    check_engine(engine)  # a wrong --engine first: before the phase is looked for
     c = common(root, today, json_)
     if suggest:
         finish(suggest_result(c), c)

@@ -28,7 +28,7 @@ from typing import Any
 
 from legion_llm.cli import compact, distill, learnings, maintenance
 from legion_llm.cli.common import CommandResult, Common, finish, parse_today
-from legion_llm.cli.llm import LLMSession, open_session
+from legion_llm.cli.llm import LLMSession, check_engine, open_session
 from legion_llm.cli.render import echo, rich_print, table
 from legion_llm.errors import InputError
 from legion_llm.memory.catalog import DEFAULT_CATALOG
@@ -255,8 +255,9 @@ def run_demo(
     """The walkthrough on stdout; with `as_json` on stderr, and one envelope on stdout. Offline
     unless `engine` or LEGION_LLM_ENGINE names another."""
     day = DEMO_TODAY if today is None else parse_today(today)
-    target = _copy_project(root)
     chosen = engine or os.environ.get("LEGION_LLM_ENGINE", "").strip() or "offline"
+    check_engine(chosen)  # a wrong --engine is said before the copy is made
+    target = _copy_project(root)
     demo = Demo(target, open_session(Common(target, day, as_json), chosen), day)
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         _walkthrough(demo)

@@ -37,6 +37,7 @@ from legion_llm.cli.llm import (
     ModelOpt,
     PriceOpt,
     VerboseOpt,
+    check_engine,
     open_session,
 )
 from legion_llm.cli.render import echo, usage_lines
@@ -167,6 +168,7 @@ def extract(
 ) -> None:
     """Extract learnings from a finished mission or phase: verified, de-duplicated (the same topic
     reinforces the existing file), written inside .mission-control/memory/."""
+    check_engine(engine)  # a wrong --engine first: before the folder is looked for
     c = common(root, today, json_)
     folder = mission if mission.is_absolute() else Path.cwd() / mission
     if not folder.exists() and (c.root / mission).is_dir():

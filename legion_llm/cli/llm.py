@@ -39,12 +39,39 @@ if TYPE_CHECKING:
 
 app = typer.Typer(no_args_is_help=True, help="The LLM engine: check the set-up, run a self-test.")
 
-EngineOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--engine", help="auto, anthropic, claude-code or offline (default: settings, else auto)."
-    ),
-]
+# Exactly the --engine values of llm/config.py's ENGINE_CHOICES (docs/engines.md's table, and a
+# test, hold them to it). The host route is not one of them: it is --prepare / --proposal.
+ENGINE_HELP = (
+    "auto, anthropic, claude-code, sampling (only inside `legion-llm mcp`) or offline; default: "
+    "settings, else auto. To answer yourself, the host route: --prepare, then --proposal."
+)
+EngineOpt = Annotated[str | None, typer.Option("--engine", help=ENGINE_HELP)]
+HOST_ROUTE = (
+    "host is not an --engine value: the calling agent answers through the host route instead, "
+    "--prepare then --proposal FILE (compact, distill, learnings extract)"
+)
+
+
+def check_engine(engine: str | None, *, in_mcp: bool = False) -> None:
+    """Refuse an --engine value before anything runs, in one line: `host` points to the host
+    route, `sampling` outside the MCP server says where it works, any other unknown value lists
+    the choices. (A lazy session, such as `errors add`'s, would otherwise never look at it.)"""
+    from legion_llm.errors import UsageError
+    from legion_llm.llm.config import ENGINE_CHOICES
+
+    if engine is None:
+        return
+    choice = engine.strip().lower()
+    if choice == "host":
+        raise UsageError(HOST_ROUTE)
+    if choice not in ENGINE_CHOICES:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINE_CHOICES)}, not {engine!r}")
+    if choice == "sampling" and not in_mcp:
+        raise UsageError(
+            "--engine sampling works only inside `legion-llm mcp` (the client's model)"
+        )
+
+
 VerboseOpt = Annotated[
     bool,
     typer.Option(
@@ -86,10 +113,13 @@ def resolve_config(
     model: str | None,
     max_cost: float | None,
     price: str | None = None,
+    *,
+    in_mcp: bool = False,
 ) -> tuple[LLMConfig, list[str]]:
     """Flags > env > settings.json memory.llm > defaults; returns the config and its warnings."""
     from legion_llm.llm.config import resolve_llm_config
 
+    check_engine(engine, in_mcp=in_mcp)
     settings = c.settings()
     flags = {"engine": engine, "model": model, "max_cost_usd": max_cost, "price": price}
     config = resolve_llm_config(settings.llm, flags=flags, settings_name=c.paths.settings.name,
@@ -116,7 +146,7 @@ def open_session(
     from legion_llm.llm.engine import Notices, select_engine
     from legion_llm.memory.redact import project_redactor
 
-    config, warnings = resolve_config(c, engine, model, max_cost, price)
+    config, warnings = resolve_config(c, engine, model, max_cost, price, in_mcp=mcp is not None)
     notices, redactor = Notices(stderr_line), project_redactor(c.root)
     if mcp is not None:
         from legion_llm.llm.sampling import select_mcp_engine
@@ -268,8 +298,8 @@ def engines_report(has_key: bool, code: ClaudeCodeStatus) -> list[dict[str, Any]
         {"name": "sampling", "available": False,
          "reason": "only inside `legion-llm mcp`, when the MCP client declares sampling"},
         {"name": "host", "available": True,
-         "reason": "the calling agent proposes: --prepare / --proposal, or the MCP *_prepare and "
-                   "*_submit tools"},
+         "reason": "a route, not an --engine value: the calling agent proposes through "
+                   "--prepare / --proposal, or the MCP *_prepare and *_submit tools"},
         {"name": "offline", "available": True, "reason": "always (deterministic, free)"},
     ]  # fmt: skip
     return rows
@@ -392,6 +422,7 @@ class LazySession:
         price: str | None = None,
         verbose: bool = False,
     ) -> None:
+        check_engine(engine, in_mcp=mcp is not None)
         self.options = (c, engine, model, max_cost)
         self.mcp = mcp
         self.price = price

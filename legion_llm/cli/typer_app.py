@@ -23,8 +23,8 @@ def demo(
         str | None,
         typer.Option(
             "--engine",
-            help="offline (the default, also without --engine unless LEGION_LLM_ENGINE is set), "
-            "auto, anthropic, claude-code.",
+            help="auto, anthropic, claude-code or offline (the default here, also without "
+            "--engine unless LEGION_LLM_ENGINE is set); sampling works only inside `legion-llm mcp`.",
         ),
     ] = None,
 ) -> None:

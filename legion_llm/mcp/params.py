@@ -37,7 +37,8 @@ Engine = Annotated[
     Field(
         description="auto (Claude when an API key is set, else your own model through MCP "
         "sampling when you offer it, else the offline engine), anthropic, sampling, claude-code "
-        "(the user's logged-in claude CLI) or offline; default: settings.json memory.llm, else auto."
+        "(the user's logged-in claude CLI) or offline; default: settings.json memory.llm, else auto. "
+        "To write the answer yourself, use the *_prepare and *_submit tools (the host route)."
     ),
 ]
 Model = Annotated[str | None, Field(description="Claude model; default: settings, else built in.")]

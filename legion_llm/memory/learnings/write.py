@@ -353,6 +353,14 @@ def add_learning(
     then that one is reinforced by this source (see `reinforce`), or left as it is when this
     source already gave it. Decided and written under the folder's lock."""
     clean = validate_new(project_redactor(root).record(learning)[0])  # bad input: nothing written
+    failure = f"could not write a learning in {folder}"
+    with or_print(failure, render_learning(clean), {"learning": clean.to_dict()}):
+        return _add_locked(folder, root, learning, clean, warnings)
+
+
+def _add_locked(
+    folder: Path, root: Path, learning: Learning, clean: Learning, warnings: list[str] | None
+) -> Added:
     with locked(folder, root=root):
         current = read_learnings(folder)
         same = next((item for item in current.learnings if _same_text(item, clean)), None)
