@@ -47,20 +47,37 @@ MaxCost = Annotated[
     Field(ge=0, description="Stop before a call that could take the run past this many USD."),
 ]
 PhaseSpec = Annotated[
-    str,
+    str | int | float,
     Field(
-        min_length=1,
-        description="Phase number (3, 03, 6.1), phase folder name (03-fx-rates) or a folder path "
-        "inside the project.",
+        description="Phase number (3, 03, 6.1, as a number or a string), phase folder name "
+        "(03-fx-rates) or a folder path inside the project.",
     ),
 ]
+PhaseNumber = Annotated[
+    str | int | float, Field(description="Phase number, e.g. 4 or 6.1 (a number or a string).")
+]
+Outcome = Literal["success", "partial", "failed"]
 
 
-def flat_fields(kind: type, descriptions: Mapping[str, str], **extra: Any) -> Callable[[F], F]:
+def phase_text(value: str | int | float) -> str:
+    """A phase given as a number or a string, as the string the CLI would get: 4 -> "4",
+    6.1 -> "6.1", 4.0 -> "4"."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def flat_fields(
+    kind: type,
+    descriptions: Mapping[str, str],
+    types: Mapping[str, Any] | None = None,
+    **extra: Any,
+) -> Callable[[F], F]:
     """Give a `(self, **values)` tool method the fields of dataclass `kind` as its own flat
-    keyword parameters (each field's type and default; `extra` adds more, e.g. today=Today), so
-    its input schema comes from the same type as the CLI's without nesting it under one name."""
-    hints = get_type_hints(kind)
+    keyword parameters (each field's type and default; `types` replaces a field's type, e.g. an
+    enum where the CLI has a fixed choice; `extra` adds more, e.g. today=Today), so its input
+    schema comes from the same type as the CLI's without nesting it under one name."""
+    hints = {**get_type_hints(kind), **(types or {})}
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for item in dataclasses.fields(kind):
         default: Any = item.default

@@ -58,10 +58,24 @@ class Runner:
             raise ToolError(f"{what} {value!r} is outside the project root {self.root}")
         return resolved
 
-    def phase(self, spec: str) -> Phase:
-        """The phase named by `spec`; its folder, files and COMPACTED.md must all be under the root."""
+    def mission(self, value: str) -> Path:
+        """The folder `value` names (inside the root), or the mission with that id."""
+        from legion_llm.cli.learnings import mission_by_id, no_mission
+
+        folder = self.inside(value, "mission")
+        if folder.exists():
+            return folder
+        return mission_by_id(self.root, value) or no_mission(Path(value))
+
+    def phase(self, given: str | int | float) -> Phase:
+        """The phase named by `given` (a number or a string); its folder, files and COMPACTED.md
+        must all be under the root."""
+        from legion_llm.mcp.params import phase_text
         from legion_llm.memory.phases.find import find_phase
 
+        spec = phase_text(given)
+        if not spec:
+            raise ToolError("argument 'phase' must not be empty")
         self.inside(spec, "phase")
         try:
             found = find_phase(self.root, spec.strip())

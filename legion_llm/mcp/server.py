@@ -33,9 +33,13 @@ READ_ONLY = frozenset(
     {"outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing", "signals",
      "recall_topic", "patterns_recall", "errors_recall", "errors_match", "compact_suggest",
      "verify_compaction", "phase_context", "learnings_load", "compact_prepare", "distill_prepare",
-     "learnings_extract_prepare", "batch_status"}
+     "learnings_extract_prepare", "batch_status", "preferences_recall"}
 )  # fmt: skip
-ADDITIVE = frozenset({"outcomes_add", "patterns_add", "preferences_add", "learnings_add"})
+# Appends rows or new files only. learnings_add is not one: a stored title and body is reinforced
+# in place. (tests/mcp/test_annotations.py runs each tool and checks it against its hints.)
+ADDITIVE = frozenset(
+    {"outcomes_add", "patterns_add", "preferences_add", "distill", "distill_submit"}
+)
 CALLS_CLAUDE = frozenset(
     {"errors_add", "errors_match", "compact", "distill", "learnings_extract", "compact_all",
      "batch_status", "batch_collect"}
@@ -47,6 +51,12 @@ def tool_methods(toolbox: object) -> list[tuple[str, Any]]:
     found = inspect.getmembers(toolbox, inspect.ismethod)
     public = [(name, method) for name, method in found if not name.startswith("_")]
     return sorted(public, key=lambda item: item[1].__code__.co_firstlineno)
+
+
+def description_of(method: Any) -> str:
+    """A tool's docstring on one line: the runs of spaces and line breaks of its indentation
+    collapsed (a client shows it as it comes)."""
+    return " ".join((method.__doc__ or "").split())
 
 
 def instructions_for(root: Path) -> str:
@@ -97,7 +107,8 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     names: set[str] = set()
     for toolbox in toolboxes:
         for name, method in tool_methods(toolbox):
-            app.add_tool(bounded(method), name=name, annotations=annotations_for(name))
+            app.add_tool(bounded(method), name=name, description=description_of(method),
+                         annotations=annotations_for(name))  # fmt: skip
             names.update(inspect.signature(method).parameters)
     runner.argument_names = frozenset(names)
     return app

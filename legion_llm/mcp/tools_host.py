@@ -33,7 +33,8 @@ Final = Annotated[
 Mission = Annotated[
     str,
     Field(min_length=1, description="A completed mission folder or Legion phase folder, "
-          "relative to the project root (or absolute inside it)."),
+          "relative to the project root (or absolute inside it), or a mission id (its folder "
+          "under .mission-control/missions/, archive/ included)."),
 ]  # fmt: skip
 
 
@@ -93,7 +94,9 @@ class HostTools:
         """Submit your digest for a compact_prepare ticket. It is verified like any model's
         (every requirement id and path kept, nothing invented) and written to
         {NN}-COMPACTED.md with engine "host"; or ok is false with data.problems, nothing written:
-        fix them and submit again with the same ticket."""
+        fix them and submit again with the same ticket. Returns {data: {path, ratio, written,
+        engine, requirement_ids, paths, dry_run, usage, ...}} (or {ok: false, data: {problems,
+        ticket}})."""
 
         def maker(args: dict[str, Any]) -> MakeStep:
             return compact.compact_maker(self.runner.phase(str(args.get("phase", ""))), force)
@@ -113,7 +116,8 @@ class HostTools:
     ) -> dict[str, Any]:  # fmt: skip
         """Submit your patterns for a distill_prepare ticket: verified (sources exist and are
         candidates, tags, no near-duplicates) and stored in PATTERNS.md with engine "host"; or ok
-        is false with data.problems and nothing written."""
+        is false with data.problems and nothing written. Returns {data: {written: [pattern
+        records], skipped, dry_run, usage, ...}}."""
         return self._submit("distill", ticket, proposal, final, dry_run,
                             lambda args: distill.distill_maker(None))  # fmt: skip
 
@@ -125,7 +129,7 @@ class HostTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            folder = run.inside(mission, "mission")
+            folder = run.mission(mission)
             now = learnings.now_text(today, c)
             return prepare_result(learnings.extract_maker(folder, now)(c, None))
 
@@ -137,7 +141,8 @@ class HostTools:
     ) -> dict[str, Any]:  # fmt: skip
         """Submit your learnings for a learnings_extract_prepare ticket: verified and
         de-duplicated, written in .mission-control/memory/ with engine "host"; or ok is false
-        with data.problems and nothing written."""
+        with data.problems and nothing written. Returns {data: {mission, written, reinforced,
+        skipped, dry_run, usage, ...}}."""
 
         def maker(args: dict[str, Any]) -> MakeStep:
             folder = self.runner.inside(str(args.get("mission", "")), "mission")

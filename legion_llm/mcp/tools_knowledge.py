@@ -73,7 +73,9 @@ class KnowledgeTools:
     ) -> dict[str, Any]:
         """Store an error fix in ERRORS.md (section 9; `legion-llm errors add --json`). The same
         root cause is never stored twice: action is added, existing (its fix worked) or updated
-        (its fix replaced). Only a close call asks the engine."""
+        (its fix replaced). Only a close call asks the engine. Returns {data: {record: {id, ...},
+        action, ...}}; a duplicate adds decided_by (exact, fuzzy, claude or offline: what judged
+        it the same error) and its match score."""
         values = {"error_signature": signature, "fix": fix, "agent": agent,
                   "resolved": str(resolved).lower(), "tags": ", ".join(tags)}  # fmt: skip
         run = self.runner
@@ -117,7 +119,9 @@ class KnowledgeTools:
     ) -> dict[str, Any]:
         """Known fixes for a new error, best first (`legion-llm errors match --json`): the
         deterministic matcher ranks, the engine decides only the close calls. Returns {data:
-        {matches: [{id, score, band, decided_by, same, fix, resolved, ...}]}}."""
+        {matches: [{id, signature, fix, resolved, score, decided_by}], ...}}: only the matches
+        judged the same root cause; decided_by is exact, fuzzy, claude or offline (what judged
+        it); with no model, to_judge holds the close calls for you to decide."""
         run = self.runner
 
         def build() -> CommandResult:

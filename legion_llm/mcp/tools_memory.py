@@ -9,12 +9,23 @@ from pydantic import Field
 
 from legion_llm.cli import knowledge, maintenance, outcomes, scan
 from legion_llm.cli.reads import recall_result
-from legion_llm.mcp.params import Agent, Branch, Limit, Tags, TaskTypes, Today, flat_fields
+from legion_llm.mcp.params import (
+    Agent,
+    Branch,
+    Limit,
+    Outcome,
+    PhaseNumber,
+    Tags,
+    TaskTypes,
+    Today,
+    flat_fields,
+    phase_text,
+)
 from legion_llm.mcp.runner import Runner
 from legion_llm.memory.outcomes.store import OutcomeInput
 
 OUTCOME_FIELDS = {
-    "phase": "Phase number, e.g. 4.",
+    "phase": "Phase number, e.g. 4 or 6.1 (a number or a string).",
     "plan": "Plan id, e.g. 04-03, or review.",
     "agent": "Agent id, or autonomous.",
     "outcome": "success, partial or failed.",
@@ -30,7 +41,9 @@ class MemoryTools:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
 
-    @flat_fields(OutcomeInput, OUTCOME_FIELDS, today=Today)
+    @flat_fields(
+        OutcomeInput, OUTCOME_FIELDS, {"phase": PhaseNumber, "outcome": Outcome}, today=Today
+    )
     def outcomes_add(self, **values: Any) -> dict[str, Any]:
         """Store one task outcome in OUTCOMES.md (memory-manager section 3), like `legion-llm
         outcomes add --json`: phase, plan (e.g. 04-03 or review), agent (or autonomous), outcome
@@ -40,7 +53,7 @@ class MemoryTools:
         branch). Returns {ok, command, data: {record: {id, importance, task_type, ...}, action},
         warnings}."""
         today = values.pop("today", None)
-        record = OutcomeInput(**values)
+        record = OutcomeInput(**{**values, "phase": phase_text(values["phase"])})
         run = self.runner
         return run.run(lambda: outcomes.add_result(run.common(today), record))
 
@@ -75,7 +88,8 @@ class MemoryTools:
         self, task_types: TaskTypes = (), branch: Branch = "all", today: Today = None
     ) -> dict[str, Any]:
         """Outcomes grouped by task type: success rate, volume, top agent (`legion-llm outcomes
-        archetypes --json`). Returns {data: {archetypes: {task_type: {...}}}}."""
+        archetypes --json`). Returns {data: {archetypes: {<task type>: {successRate, totalOutcomes,
+        avgImportance, topAgent, agents}}}}."""
         run = self.runner
         return run.run(
             lambda: outcomes.archetypes_result(run.common(today), list(task_types), branch)

@@ -156,9 +156,7 @@ class PipelineTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            folder = run.inside(mission, "mission")
-            if not folder.exists():
-                folder = learnings.mission_by_id(c.root, mission) or learnings.no_mission(folder)
+            folder = run.mission(mission)
             session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
             now = learnings.now_text(today, c)
             result = learnings.extract_result(c, folder, session, now, dry_run)

@@ -164,7 +164,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Pa
     root = copy_demo(tmp_path, "demo")
     bad_calls: list[tuple[str, dict[str, Any], str]] = [
         ("outcomes_add", {**RECORD, "outcome": "won"},
-         "outcome must be one of success, partial, failed, not 'won'"),
+         "argument 'outcome' must be one of success, partial or failed, not 'won'"),
         ("outcomes_add", {"phase": "4"}, "argument 'plan' is required (a string)"),
         ("outcomes_add", {"record": RECORD}, "argument 'phase' is required"),  # the old nested form
         ("outcomes_recall", {"limit": 0},
