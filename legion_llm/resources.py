@@ -1,5 +1,9 @@
-"""Files shipped beside the code: prompts/ and the demo project (in a wheel they live inside the
-package; in a source checkout they stay at the top of the repository)."""
+"""Files shipped beside the code: prompts/, the demo project, the eval definitions (evals/*.toml)
+and the fixtures they read (in a wheel they live inside the package, pyproject.toml's
+force-include; in a source checkout they stay at the top of the repository).
+
+The eval definitions name their datasets relative to themselves (`../fixtures/phases`), so the
+wheel keeps the two folders side by side under `_data/`, as they are in the repository."""
 
 from __future__ import annotations
 
@@ -21,3 +25,8 @@ def prompts_dir() -> Path:
 
 def demo_project_dir() -> Path:
     return shipped("_demo_project", "fixtures/demo-project")
+
+
+def eval_definition(name: str) -> Path:
+    """evals/<name>.toml: compaction, errors, learnings or distill."""
+    return shipped(f"_data/evals/{name}.toml", f"evals/{name}.toml")

@@ -89,6 +89,8 @@ COMMANDS = (
 
 def run(args: list[str]) -> int | None:
     """The exit code of a command answered here, or None: let typer answer it."""
+    if args == ["--version"]:
+        return version()
     for command in COMMANDS:
         size = len(command.words)
         if tuple(args[:size]) == command.words:
@@ -149,6 +151,14 @@ def _convert(option: Option, value: str) -> Any:
     if option.kind == "path":
         return Path(value) if value else None
     return value
+
+
+def version() -> int:
+    """`legion-llm --version` (the typer app's --version prints the same line)."""
+    from legion_llm import __version__
+
+    print(f"legion-llm {__version__}")
+    return 0
 
 
 def outcomes_recall(

@@ -58,5 +58,19 @@ def build_app(only: str | None = None) -> typer.Typer:
     return root
 
 
-def _no_options() -> None:
+def _print_version(value: bool) -> None:
+    if value:
+        from legion_llm.cli.fast import version
+
+        raise typer.Exit(version())
+
+
+def _no_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
     """A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."""

@@ -38,8 +38,9 @@ from legion_llm.memory.phases.find import find_phase
 from legion_llm.pipeline.compact.ground import Problem
 from legion_llm.pipeline.compact.render import SECTIONS
 from legion_llm.pipeline.compact.run import compact_phase, ground_text, prepare
+from legion_llm.resources import eval_definition
 
-DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "compaction.toml"
+DEFINITION = eval_definition("compaction")  # the wheel's copy, else the repository's
 DEFAULT_GATES: dict[str, Any] = {
     "id_recall": 1.0,
     "path_recall": 1.0,

@@ -41,8 +41,9 @@ from legion_llm.memory.outcomes.read import read_outcomes
 from legion_llm.pipeline.distill import DistillResult, run_distill
 from legion_llm.project import MemoryPaths
 from legion_llm.records import split_list
+from legion_llm.resources import eval_definition
 
-DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "distill.toml"
+DEFINITION = eval_definition("distill")  # the wheel's copy, else the repository's
 _O_ID = re.compile(r"\bO-\d{3,}\b")
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
+from legion_llm.resources import eval_definition
 
-DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "errors.toml"
+DEFINITION = eval_definition("errors")  # the wheel's copy, else the repository's
 
 
 @dataclass(frozen=True)

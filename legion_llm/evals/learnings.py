@@ -48,8 +48,9 @@ from legion_llm.memory.learnings.write import confirmed_by
 from legion_llm.pipeline.learnings.extract import ExtractResult, Planned, input_names, run_extract
 from legion_llm.pipeline.learnings.mission import read_mission
 from legion_llm.project import MemoryPaths
+from legion_llm.resources import eval_definition
 
-DEFINITION = Path(__file__).resolve().parents[2] / "evals" / "learnings.toml"
+DEFINITION = eval_definition("learnings")  # the wheel's copy, else the repository's
 
 
 @dataclass(frozen=True)
