@@ -129,16 +129,19 @@ def _fast_run(args: list[str]) -> int | None:
     return fast_run(args)
 
 
-def _plain_flags(command: Any) -> None:
-    """No `<bool>` after a plain flag in --help (typer shows every option's type): a flag takes
-    no value, so its help says nothing after its name."""
+def _tidy_help(command: Any) -> None:
+    """--help that reads well: no `<bool>` after a plain flag (typer shows every option's type;
+    a flag takes no value), and each paragraph of a command's help on one line (a docstring's
+    line breaks are not the reader's)."""
     import click
 
     for param in [*command.params, command.get_help_option(click.Context(command))]:
         if getattr(param, "is_flag", False) and hasattr(param, "display_type_rich"):
             param.display_type_rich = _no_type  # typer's help asks each option for its type
+    if command.help:
+        command.help = "\n\n".join(" ".join(p.split()) for p in command.help.split("\n\n"))
     for sub in getattr(command, "commands", {}).values():
-        _plain_flags(sub)
+        _tidy_help(sub)
 
 
 def _no_type(ctx: Any) -> None:
@@ -155,7 +158,7 @@ def _typer_run(args: list[str], as_json: bool) -> Any:
     try:
         only = args[0] if args and args[0] in COMMANDS else None
         command = typer.main.get_command(build_app(only))
-        _plain_flags(command)
+        _tidy_help(command)
         return command.main(args=args, prog_name="legion-llm", standalone_mode=False)
     except TyperException as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)

@@ -11,7 +11,9 @@ from legion_llm.cli.reads import briefing_result as briefing_result  # the MCP t
 
 
 def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
-    """Session briefing: recent high-signal outcomes, top agents, record count."""
+    """Session briefing: recent high-signal outcomes, top agents, record count.
+
+    Score is importance × recency; success rate and avg importance are over each agent's records."""
     from legion_llm.cli.fast import briefing as run  # the same call the fast path makes
 
     code = run(root, today, json_)

@@ -118,7 +118,9 @@ def recall_cmd(
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Recall outcomes scored by importance × recency (spec section 4)."""
+    """Recall outcomes scored by importance × recency (spec section 4).
+
+    Imp. is the record's importance (1-5); Score is importance × recency, the order shown."""
     from legion_llm.cli.fast import outcomes_recall  # the same call the fast path makes
 
     code = outcomes_recall(tags, agent, task_type, limit, branch, root, today, json_)

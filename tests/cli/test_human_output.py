@@ -149,3 +149,35 @@ def test_help_shows_no_bool_after_a_flag(
     assert "--help" in result.stdout and "<bool>" not in result.stdout
     if args:
         assert "<str>" in result.stdout  # the options that take a value still say so
+
+
+@pytest.mark.parametrize(
+    ("args", "explained"),
+    [(["errors", "match"], ["exact", "fuzzy", "claude", "offline"]),
+     (["outcomes", "recall"], ["Imp.", "Score"]), (["briefing"], ["Score"])],
+)  # fmt: skip
+def test_the_labels_a_table_shows_are_explained_in_help(
+    cli: Any, args: list[str], explained: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    text = " ".join(cli(*args, "--help").stdout.split())
+    for label in explained:
+        assert label in text, label
+
+
+def test_a_distill_dry_run_names_no_invented_id() -> None:
+    from legion_llm.cli.distill import _human
+
+    data = {"dry_run": True, "candidates": [1], "groups": [1], "skipped": [],
+            "written": [{"id": None, "pattern": "Keyset paging", "source": "O-001, O-002"}],
+            "usage": {"engine": "offline", "calls": 0}}  # fmt: skip
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _human(data, verbose=False)
+    assert "P-new" not in out.getvalue()
+    assert (
+        "Would write a new pattern (its id is given when written): Keyset paging" in out.getvalue()
+    )
