@@ -108,7 +108,10 @@ class PipelineTools:
     ) -> dict[str, Any]:
         """Write one learning file in .mission-control/memory/ (mission-memory; `legion-llm
         learnings add --json`); its file name is made from the title, always inside that folder.
-        Returns {data: {learning, path}}."""
+        A title and body already stored are not written again: from another source they
+        reinforce the stored learning (action reinforced, with its changes), from the same
+        source nothing changes (action existing). Returns {data: {learning, path, action,
+        changes}}."""
         run = self.runner
 
         def build() -> CommandResult:
