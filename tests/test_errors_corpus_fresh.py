@@ -27,7 +27,9 @@ MESSAGE_FIELDS = {"id", "group", "text", "tool", "source"}
 THREAD = re.compile(r"^https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+|\S+)$")
 EMAIL = re.compile(r"[\w.%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 SSH_REMOTE = re.compile(r"^git@[\w.-]+$")  # git@github.com:owner/repo is a host, not a person
-HOME = re.compile(r"(?:/home/|/Users/|\b[A-Za-z]:\\{1,2}Users\\{1,2}|/c/Users/)([^/\\\s'\"`:;,)>]+)")
+HOME = re.compile(
+    r"(?:/home/|/Users/|\b[A-Za-z]:\\{1,2}Users\\{1,2}|/c/Users/)([^/\\\s'\"`:;,)>]+)"
+)
 # the user names left in paths: ours (dev) and placeholders the reporters typed themselves,
 # CI/container accounts, and app folders that are not people
 HOME_PLACEHOLDERS = {
