@@ -30,6 +30,9 @@ SSH_REMOTE = re.compile(r"^git@[\w.-]+$")  # git@github.com:owner/repo is a host
 HOME = re.compile(
     r"(?:/home/|/Users/|\b[A-Za-z]:\\{1,2}Users\\{1,2}|/c/Users/)([^/\\\s'\"`:;,)>]+)"
 )
+PROMPT = re.compile(r"(?<![\w.-])([\w.-]+)@([\w.-]+):(?:~|/(?!/))")  # user@host:~$ of a shell prompt
+PROMPT_NAMES = {"dev", "root", "ubuntu", "kali", "host", "server"}
+CONTAINER_ID = re.compile(r"[0-9a-f]{12}")
 # the user names left in paths: ours (dev) and placeholders the reporters typed themselves,
 # CI/container accounts, and app folders that are not people
 HOME_PLACEHOLDERS = {
@@ -185,5 +188,9 @@ def test_anonymised() -> None:
             assert not redactor.find(value), (name, field)
             for email in EMAIL.finditer(value):
                 assert SSH_REMOTE.match(email.group()), (name, field, email.group())
+            for prompt in PROMPT.finditer(value):
+                user, machine = prompt.groups()
+                assert user in PROMPT_NAMES, (name, field, prompt.group())
+                assert machine in PROMPT_NAMES or CONTAINER_ID.fullmatch(machine), (name, field)
             for home in HOME.finditer(value):
                 assert home.group(1) in HOME_PLACEHOLDERS, (name, field, home.group(1))
