@@ -30,7 +30,8 @@ SSH_REMOTE = re.compile(r"^git@[\w.-]+$")  # git@github.com:owner/repo is a host
 HOME = re.compile(
     r"(?:/home/|/Users/|\b[A-Za-z]:\\{1,2}Users\\{1,2}|/c/Users/)([^/\\\s'\"`:;,)>]+)"
 )
-PROMPT = re.compile(r"(?<![\w.-])([\w.-]+)@([\w.-]+):(?:~|/(?!/))")  # user@host:~$ of a shell prompt
+# user@host:~$ of a shell prompt (not a stack frame's fn@http://...)
+PROMPT = re.compile(r"(?<![\w.-])([\w.-]+)@([\w.-]+):(?:~|/(?!/))")
 PROMPT_NAMES = {"dev", "root", "ubuntu", "kali", "host", "server"}
 CONTAINER_ID = re.compile(r"[0-9a-f]{12}")
 # the user names left in paths: ours (dev) and placeholders the reporters typed themselves,
