@@ -32,13 +32,13 @@ HOME = re.compile(
 )
 # user@host:~$ of a shell prompt (not a stack frame's fn@http://...)
 PROMPT = re.compile(r"(?<![\w.-])([\w.-]+)@([\w.-]+):(?:~|/(?!/))")
-PROMPT_NAMES = {"dev", "root", "ubuntu", "kali", "host", "server"}
+PROMPT_NAMES = {"dev", "root", "ubuntu", "kali", "user", "host", "server", "ubuntu-22.04"}
 CONTAINER_ID = re.compile(r"[0-9a-f]{12}")
 # the user names left in paths: ours (dev) and placeholders the reporters typed themselves,
 # CI/container accounts, and app folders that are not people
 HOME_PLACEHOLDERS = {
     "dev", "user", "username", "<username", "X", "Me", "Blah", "PC", "Administrator", "root",
-    "runner", "ubuntu", "pi", "container", "flutter", "cloudtest", "tfsbuild", ".cache",
+    "runner", "ubuntu", "pi", "gitpod", "container", "flutter", "cloudtest", "tfsbuild", ".cache",
     "nginxWebUI",
 }  # fmt: skip
 
