@@ -38,7 +38,7 @@ CONTAINER_ID = re.compile(r"[0-9a-f]{12}")
 # CI/container accounts, and app folders that are not people
 HOME_PLACEHOLDERS = {
     "dev", "user", "username", "<username", "X", "Me", "Blah", "PC", "Administrator", "root",
-    "runner", "ubuntu", "pi", "gitpod", "container", "flutter", "cloudtest", "tfsbuild", ".cache",
+    "runner", "vsts-agent", "ubuntu", "pi", "gitpod", "container", "flutter", "cloudtest", "tfsbuild", ".cache",
     "nginxWebUI",
 }  # fmt: skip
 
