@@ -3,6 +3,9 @@
 `load_dataset(folder, split)` reads `groups.jsonl` plus one `<ecosystem>.jsonl` of messages each
 (fixtures/errors/README.md, fixtures/errors-corpus/README.md); `load_definition` reads
 `evals/errors.toml`: the splits (a folder and the `split` value its groups carry) and their gates.
+A split without a `split` value is its whole folder, as `fresh` is (fixtures/errors-corpus/fresh/,
+the held-out test split of issue 22); a folder's sub-folders are never read, so the corpus folder's
+`dev`/`test` splits do not see it.
 """
 
 from __future__ import annotations
