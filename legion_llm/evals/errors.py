@@ -51,8 +51,11 @@ from legion_llm.evals.error_scores import (
     grouping_accuracy,
     grouping_completeness,
     pairwise_counts,
+    reliability,
     share,
 )
+from legion_llm.memory.signatures.confidence import DEPTH, MAX_CONFIRM, Answered, answered
+from legion_llm.memory.signatures.features import Features
 from legion_llm.memory.signatures.match import (
     Candidate,
     Match,
@@ -65,15 +68,18 @@ from legion_llm.memory.signatures.match import (
     strong_fingerprint,
 )
 
-DEFAULT_GATES = {
-    "pairwise_precision": 0.98,
-    "fix_at_1": 0.95,
-    "max_hard_negative_false_fix": 0.05,
+DEFAULT_GATES = {  # issue 22's gates, for a folder given without a definition's table
+    "fix_precision": 0.95,
+    "max_hard_negative_fix": 0.05,
+    "fix_coverage": 0.60,
+    "confirm_recall": 0.95,
     "max_exact_collisions": 0,
 }
 
 PAIR_FLOOR = 0.15  # a pair below this raw similarity is never the same root cause (LOW is 0.30)
 Judge = Callable[[str, Sequence[Match]], list[bool]]  # (query, ranked candidates) -> same?
+# (query text, its features, ranked candidates) -> the answer: fix, confirm or none
+Answerer = Callable[[str, Features, Sequence[Match]], Answered]
 Pair = tuple[int, int]
 
 
@@ -102,6 +108,7 @@ class SplitResult:
     ambiguous_share: float
     same_as_lookalike: float = 0.0
     nothing_shared: float = 0.0
+    answers: AnswerScores = field(default_factory=lambda: AnswerScores())
     ecosystems: dict[str, dict[str, float]] = field(default_factory=dict)
     gates: dict[str, float] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
@@ -118,6 +125,8 @@ class SplitResult:
         return results
 
     def _value(self, name: str) -> float:
+        if hasattr(self.answers, name):
+            return float(getattr(self.answers, name))
         value = getattr(self, _GATE_FIELDS.get(name, name))
         return float(len(value)) if isinstance(value, list) else float(value)
 
@@ -133,6 +142,31 @@ class SplitResult:
 
 
 _GATE_FIELDS = {"pairwise_precision": "precision", "pairwise_recall": "recall"}
+
+
+@dataclass
+class AnswerScores:
+    """The three answers (fix, confirm, none) measured on one split (scores in error_scores.py).
+
+    `fix_precision`: of the `fix` answers to queries whose cause is stored, the share whose fix
+    is the right one (`fix_precision_all` counts hard negatives' `fix` answers too: it depends on
+    how many of each a split holds); `hard_negative_fix`: hard negatives answered `fix`; `fix_coverage`:
+    fix queries (their cause is stored) answered `fix` with the right fix; `confirm_recall`: fix
+    queries whose right fix is the `fix` answer or among the `confirm` candidates shown;
+    `retrieval_recall`: fix queries whose right entry is among the MAX_CONFIRM most confident
+    candidates (what a judge is sent); `reliability`: per confidence bin, the candidates' count,
+    mean confidence and share right."""
+
+    fix_precision: float = 0.0
+    fix_precision_all: float = 0.0  # the same over hard negatives' `fix` answers too
+    fix_answers: int = 0
+    hard_negative_fix: float = 0.0
+    fix_coverage: float = 0.0
+    confirm_recall: float = 0.0
+    retrieval_recall: float = 0.0
+    confirm_share: float = 0.0  # of all queries, answered `confirm`
+    hard_negative_none: float = 0.0  # hard negatives answered `none`
+    reliability: list[dict[str, float]] = field(default_factory=list)
 
 
 def offline_judge(text: str, matches: Sequence[Match]) -> list[bool]:
@@ -162,6 +196,13 @@ class _Query:
     false_fix: bool = False  # a hard negative that got another group's fix
     calls_model: bool = False
     ambiguous: bool = False  # the best candidate sits in the ambiguous band
+    expected: str | None = None  # the key of the right stored entry (None: a hard negative)
+    ranked: list[Match] = field(default_factory=list)
+    answer: Answered | None = None
+
+
+def offline_answerer(text: str, query: Features, ranked: Sequence[Match]) -> Answered:
+    return answered(query, ranked)
 
 
 def _store(dataset: ErrorsDataset) -> dict[str, ErrorMessage]:
@@ -181,26 +222,37 @@ def _index(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> SignatureIn
 
 
 def _ask(
-    index: SignatureIndex, query: _Query, judge: Judge, without: str | None = None
+    index: SignatureIndex,
+    query: _Query,
+    judge: Judge,
+    without: str | None = None,
+    answerer: Answerer = offline_answerer,
 ) -> tuple[list[Match], list[bool]]:
-    ranked = index.rank(query.message.text, limit=5, without=without)
+    text = query.message.text
+    ranked = index.rank(text, limit=DEPTH, without=without)
+    query.ranked = ranked
     query.calls_model = needs_judge(ranked)
     query.ambiguous = bool(ranked) and ranked[0].band == "ambiguous"
-    return ranked, judge(query.message.text, ranked)
+    query.answer = answerer(text, features(text), ranked)
+    return ranked, judge(text, ranked)
 
 
 def _fix_queries(
-    dataset: ErrorsDataset, held: dict[str, ErrorMessage], judge: Judge, failures: list[str]
+    dataset: ErrorsDataset,
+    held: dict[str, ErrorMessage],
+    judge: Judge,
+    failures: list[str],
+    answerer: Answerer = offline_answerer,
 ) -> list[_Query]:
     index = _index(dataset, held)
     queries = []
     for message in dataset.messages:
         if held[message.group] is message:
             continue
-        query = _Query(message)
+        query = _Query(message, expected=message.group)
         queries.append(query)
         try:
-            ranked, verdicts = _ask(index, query, judge)
+            ranked, verdicts = _ask(index, query, judge, answerer=answerer)
         except Exception as exc:  # one failing case never aborts the run
             failures.append(f"fix query {message.id}: {type(exc).__name__}: {exc}")
             continue
@@ -214,7 +266,11 @@ def _fix_queries(
 
 
 def _hard_negatives(
-    dataset: ErrorsDataset, held: dict[str, ErrorMessage], judge: Judge, failures: list[str]
+    dataset: ErrorsDataset,
+    held: dict[str, ErrorMessage],
+    judge: Judge,
+    failures: list[str],
+    answerer: Answerer = offline_answerer,
 ) -> list[_Query]:
     """Messages of groups with look-alikes in the store, asked with their own group left out."""
     queries = []
@@ -224,7 +280,7 @@ def _hard_negatives(
             query = _Query(message)
             queries.append(query)
             try:
-                _, verdicts = _ask(index, query, judge, without=group)
+                _, verdicts = _ask(index, query, judge, group, answerer)
             except Exception as exc:  # one failing case never aborts the run
                 failures.append(f"hard negative {message.id}: {type(exc).__name__}: {exc}")
                 continue
@@ -276,13 +332,66 @@ def _per_ecosystem(fix: list[_Query], hard: list[_Query]) -> dict[str, dict[str,
     return out
 
 
-def run_split(name: str, dataset: ErrorsDataset, judge: Judge = offline_judge) -> SplitResult:
+def answer_queries(
+    dataset: ErrorsDataset, answerer: Answerer = offline_answerer, judge: Judge = offline_judge
+) -> tuple[list[_Query], list[_Query], list[str]]:
+    """(fix queries, hard negatives, failures) of one dataset, each query with its ranked
+    candidates and its answer (the rows evals/tools/fit_confidence.py fits on)."""
+    failures: list[str] = []
+    held = _store(dataset)
+    fix = _fix_queries(dataset, held, judge, failures, answerer)
+    hard = _hard_negatives(dataset, held, judge, failures, answerer)
+    return fix, hard, failures
+
+
+def answer_scores(fix: Sequence[_Query], hard: Sequence[_Query]) -> AnswerScores:
+    """The three answers' scores over fix queries and hard negatives (see AnswerScores)."""
+    fixed_all = [q for q in [*fix, *hard] if q.answer is not None and q.answer.answer == "fix"]
+    fixed = [q for q in fixed_all if q.expected is not None]
+    right = [q for q in fixed if q.expected == _keys(q, 1)[0]]
+    shown = [q.expected in _keys(q, q.answer.shown if q.answer else 0) for q in fix]
+    answered_ = [q.answer for q in [*fix, *hard] if q.answer is not None]
+    pairs = [
+        (value, match.candidate.key == q.expected)
+        for q in [*fix, *hard]
+        if q.answer is not None
+        for value, match in zip(q.answer.confidence, q.answer.matches, strict=True)
+    ]
+    return AnswerScores(
+        fix_precision=len(right) / len(fixed) if fixed else 1.0,
+        fix_precision_all=len(right) / len(fixed_all) if fixed_all else 1.0,
+        fix_answers=len(fixed),
+        hard_negative_fix=share([q in fixed_all for q in hard]),
+        fix_coverage=share([q in right for q in fix]),
+        confirm_recall=share(shown),
+        retrieval_recall=share([q.expected in _keys(q, MAX_CONFIRM) for q in fix]),
+        confirm_share=share([a.answer == "confirm" for a in answered_]),
+        hard_negative_none=share(
+            [q.answer is not None and q.answer.answer == "none" for q in hard]
+        ),
+        reliability=reliability(pairs),
+    )
+
+
+def _keys(query: _Query, count: int) -> list[str | None]:
+    """The keys of the first `count` candidates of a query's answer (None when it has fewer)."""
+    matches = query.answer.matches if query.answer else []
+    keys: list[str | None] = [m.candidate.key for m in matches[:count]]
+    return keys + [None] * (max(count, 1) - len(keys))
+
+
+def run_split(
+    name: str,
+    dataset: ErrorsDataset,
+    judge: Judge = offline_judge,
+    answerer: Answerer = offline_answerer,
+) -> SplitResult:
     labels = [m.group for m in dataset.messages]
     failures: list[str] = []
     same = _predict_pairs(dataset.messages, failures)
     held = _store(dataset)
-    fix = _fix_queries(dataset, held, judge, failures)
-    hard = _hard_negatives(dataset, held, judge, failures)
+    fix, hard, asked = answer_queries(dataset, answerer, judge)
+    failures += asked
     counts = pairwise_counts(labels, same)
     positions = [q.position for q in fix]
     prints = [strong_fingerprint(m.text) for m in dataset.messages]
@@ -307,6 +416,7 @@ def run_split(name: str, dataset: ErrorsDataset, judge: Judge = offline_judge) -
         ambiguous_share=share([q.ambiguous for q in fix]),
         same_as_lookalike=same_as_lookalike(dataset, held),
         nothing_shared=nothing_shared(dataset, held),
+        answers=answer_scores(fix, hard),
         ecosystems=_per_ecosystem(fix, hard),
         failures=failures,
     )
@@ -340,15 +450,19 @@ def run_errors_eval(
     *,
     definition: Path = DEFINITION,
     splits: Iterable[str] | None = None,
+    answerer: Answerer | None = None,
 ) -> ErrorsEvalResult:
-    """Every split of the definition (or `splits` of them), or one folder with the test gates."""
+    """Every split of the definition (or `splits` of them), or one folder with the gates of
+    `fresh` (else those of `dev`). `judge`: the full-coverage verdicts (offline rule by default);
+    `answerer`: the three answers (the calibrated confidence by default)."""
     judge = judge or offline_judge
+    answerer = answerer or offline_answerer
     loaded = load_definition(definition) if definition.is_file() else None
     gates = loaded.gates if loaded else {}
     if fixtures_dir is not None:
         dataset = load_dataset(fixtures_dir)
-        result = run_split(fixtures_dir.name, dataset, judge)
-        result.gates = gates.get("test", DEFAULT_GATES)
+        result = run_split(fixtures_dir.name, dataset, judge, answerer)
+        result.gates = gates.get("fresh", gates.get("dev", DEFAULT_GATES))
         return ErrorsEvalResult([result])
     if loaded is None:
         raise InputError(f"no fixtures folder given and no eval definition at {definition}")
@@ -360,7 +474,7 @@ def run_errors_eval(
     results = []
     for name in wanted:
         spec = loaded.splits[name]
-        result = run_split(name, load_dataset(spec.path, spec.split), judge)
+        result = run_split(name, load_dataset(spec.path, spec.split), judge, answerer)
         result.gates = gates.get(name, {})
         results.append(result)
     return ErrorsEvalResult(results)
