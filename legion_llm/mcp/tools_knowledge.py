@@ -115,9 +115,12 @@ class KnowledgeTools:
         today: Today = None,
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
-        """Known fixes for a new error, best first (`legion-llm errors match --json`): the
-        deterministic matcher ranks, the engine decides only the close calls. Returns {data:
-        {matches: [{id, score, band, decided_by, same, fix, resolved, ...}]}}."""
+        """Known fixes for a new error (`legion-llm errors match --json`). data.answer is `fix`
+        (apply matches[0].fix: confident), `confirm` (the first `shown` matches, up to three:
+        check which applies before using its fix) or `none` (no stored fix applies). Returns
+        {data: {answer, decided_by, shown, matches: [{id, fix, resolved, score, confidence,
+        shown, evidence: {shared, conflicting, missing_in_query, missing_in_stored}}]}}; with a
+        model engine a `confirm` is judged in one call, else data.to_judge lets you judge it."""
         run = self.runner
 
         def build() -> CommandResult:

@@ -142,23 +142,34 @@ def test_api_failure_falls_back_to_the_offline_rule(
     assert route.call_count == calls  # Claude stays off for the rest of the run
 
 
-def test_store_dedupe_uses_the_same_decision(tmp_path: Path) -> None:
+def test_store_never_merges_in_the_confirm_band_and_a_model_can_only_refuse(
+    tmp_path: Path,
+) -> None:
     paths = MemoryPaths(tmp_path)
     paths.memory_dir.mkdir(parents=True)
     paths.errors.write_text(ERRORS_TEXT)
     fake = FakeEngine()
-    fake.enqueue(verdicts(1, 1))
+    fake.enqueue(verdicts(1, 1))  # a model that would say "the same": never asked here
     values = {"error_signature": BAND_QUERY, "fix": "other", "agent": "dev"}
-    stored = add_knowledge(
-        paths, ERRORS, values, today=date(2026, 4, 1), branch="main", decide=engine_decider(fake)
-    )
-    assert (stored.action, stored.record.id, stored.decided_by) == ("existing", "E-003", "claude")
-    fake.enqueue(verdicts(0))
-    again = add_knowledge(
-        paths, ERRORS, values, today=date(2026, 4, 1), branch="main", decide=engine_decider(fake)
-    )
-    assert (again.action, again.record.id) == ("added", "E-004")
-    assert len(read_knowledge(ERRORS, paths.errors).records) == 4
+    day = date(2026, 4, 1)
+    stored = add_knowledge(paths, ERRORS, values, today=day, branch="main",
+                           decide=engine_decider(fake))  # fmt: skip
+    assert (stored.action, stored.record.id) == ("added", "E-004")
+    assert stored.close == "E-003" and stored.close_confidence is not None
+    assert fake.requests == [] and fake.pending == 1
+    # a fix-band error that is not exact merges offline; a model is asked and may refuse it
+    near = "ModuleNotFoundError: No module named 'yaml' while importing settings"
+    merged = add_knowledge(paths, ERRORS, {**values, "error_signature": near}, today=day,
+                           branch="main")  # fmt: skip
+    assert (merged.action, merged.record.id, merged.decided_by) == ("existing", "E-002",
+                                                                    "confidence")  # fmt: skip
+    fake = FakeEngine()
+    fake.enqueue(MatchVerdicts(verdicts=[], match=0))  # "none of them"
+    refused = add_knowledge(paths, ERRORS, {**values, "error_signature": near}, today=day,
+                            branch="main", decide=engine_decider(fake))  # fmt: skip
+    assert (refused.action, refused.record.id, refused.close) == ("added", "E-005", "E-002")
+    assert len(fake.requests) == 1
+    assert len(read_knowledge(ERRORS, paths.errors).records) == 5
 
 
 def test_cli_errors_match_json_and_stdin(
@@ -172,13 +183,25 @@ def test_cli_errors_match_json_and_stdin(
     memory.mkdir()
     (memory / "ERRORS.md").write_text(ERRORS_TEXT)
     result = cli("errors", "match", EXACT_QUERY, "--json", "--engine", "offline", "--root", project)
-    hit = result.json["data"]["matches"][0]
-    assert list(hit) == ["id", "signature", "fix", "resolved", "score", "decided_by"]
-    assert (hit["id"], hit["decided_by"], hit["fix"]) == ("E-001", "exact", FIX)
-    assert result.json["data"]["usage"]["engine"] == "offline"
-    monkeypatch.setattr("sys.stdin", io.StringIO("ModuleNotFoundError: No module named 'yaml'\n"))
+    data = result.json["data"]
+    hit = data["matches"][0]
+    assert list(hit) == ["id", "signature", "fix", "resolved", "score", "confidence", "shown",
+                         "evidence"]  # fmt: skip
+    assert (data["answer"], data["decided_by"], data["shown"]) == ("fix", "exact", 1)
+    assert (hit["id"], hit["fix"], hit["shown"]) == ("E-001", FIX, True)
+    assert 0.0 <= hit["confidence"] <= 1.0 and [m["shown"] for m in data["matches"][1:]] == [
+        False, False]  # fmt: skip
+    assert set(hit["evidence"]) == {"shared", "conflicting", "missing_in_query",
+                                    "missing_in_stored"}  # fmt: skip
+    assert data["usage"]["engine"] == "offline"
+    human = cli("errors", "match", EXACT_QUERY, "--engine", "offline", "--root", project)
+    assert human.stdout.splitlines()[0].startswith("fix: E-001 applies (confidence ")
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "Traceback (most recent call last):\n  File \"run.py\", line 1\n"
+        "ModuleNotFoundError: No module named 'yaml'\n"))  # fmt: skip
     piped = cli("errors", "match", "--stdin", "--json", "--engine", "offline", "--root", project)
-    assert [m["id"] for m in piped.json["data"]["matches"]] == ["E-002"]
+    assert [m["id"] for m in piped.json["data"]["matches"]][:1] == ["E-002"]
+    assert piped.json["data"]["answer"] == "fix"
     assert cli("errors", "match", "--root", project).exit_code == 2
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     nothing = cli("errors", "match", "--stdin", "--root", project)
