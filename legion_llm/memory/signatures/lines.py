@@ -52,7 +52,8 @@ _LINE_NOISE = re.compile(
     r"|\d+\|[\w-]+\s*\|\s?"  # pm2 "0|api  | "
     r"|\[\d{4}-\d\d-\d\d[^\]]*\]\s*(?:\[\d+\]\s*)?"  # "[2024-03-11 09:14:52 +0000] [17]"
     r"|\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\s+"  # "2024/04/18 11:02:47"
-    r"|\$ |\+ )"  # shell prompt / xtrace echo
+    r"|\$ |\+ "  # shell prompt / xtrace echo
+    r"|Request failed due to (?:(?:the )?following (?:response )?errors?:?\s*)?)"  # a wrapper
 )
 _NPM_PREFIX = re.compile(r"^npm (?:ERR!|error)\s?")
 _PROGRAM = re.compile(  # "bash: ", "/bin/sh: 1: ", "./run.sh: line 3: ", "vet: " - who reported it

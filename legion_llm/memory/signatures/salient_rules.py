@@ -18,7 +18,9 @@ from dataclasses import dataclass
 WRAPPER = re.compile(
     r"exit (?:code|status)|non-zero (?:code|exit)|did not complete successfully|"
     r"could not compile|aborting due to|build failed|previous errors?\b|(?:^|: )usage:|"
-    r"^(?:To see the full stack trace|Re-run Maven|For more information)",
+    r"^(?:To see the full stack trace|Re-run Maven|For more information)|"
+    r"^Step \d+/\d+ : |recipe for target \S+ failed|"  # build step banners, make trailers
+    r"^\*{3} \[[^\]]*\] Error \d+$",
     re.IGNORECASE,
 )
 TS = re.compile(r"\berror (TS\d+): ")
