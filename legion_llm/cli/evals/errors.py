@@ -37,6 +37,14 @@ if TYPE_CHECKING:
 # (label, field, format)
 METRICS = [
     ("messages / groups", None, ""),
+    ("fix answers: precision (cause stored)", "answers.fix_precision", ".3f"),
+    ("fix answers: coverage (right fix, cause stored)", "answers.fix_coverage", ".3f"),
+    ("hard negatives answered fix", "answers.hard_negative_fix", ".3f"),
+    ("confirm recall (right fix is the fix or shown)", "answers.confirm_recall", ".3f"),
+    ("retrieval recall (among the 3 sent to a judge)", "answers.retrieval_recall", ".3f"),
+    ("queries answered confirm", "answers.confirm_share", ".3f"),
+    ("hard negatives answered none", "answers.hard_negative_none", ".3f"),
+    ("full coverage below (offline rule, ungated)", None, ""),
     ("fix@1 (first accepted fix is right)", "fix_at_1", ".3f"),
     ("fix@1 ranked / fix@5", None, ""),
     ("pairwise precision", "precision", ".3f"),
@@ -49,6 +57,10 @@ METRICS = [
     ("fix queries sharing no token with their fix (data)", "nothing_shared", ".3f"),
 ]
 GATE_OF = {
+    "answers.fix_precision": "fix_precision",
+    "answers.fix_coverage": "fix_coverage",
+    "answers.hard_negative_fix": "max_hard_negative_fix",
+    "answers.confirm_recall": "confirm_recall",
     "fix_at_1": "fix_at_1",
     "precision": "pairwise_precision",
     "recall": "pairwise_recall",
@@ -64,7 +76,7 @@ def errors_eval_cmd(
     price: PriceOpt = None,
     split: Annotated[
         list[str] | None,
-        typer.Option("--split", help="original, dev or test (repeatable; default: all)."),
+        typer.Option("--split", help="original, dev, dev2, ... (repeatable; default: all)."),
     ] = None,
     fixtures: Annotated[
         Path | None, typer.Option("--fixtures", help="Another labelled set (test gates).")
@@ -148,8 +160,12 @@ def _cell(split: Any, label: str, name: str | None, fmt: str) -> str:
     if name is None:
         if label.startswith("messages"):
             return f"{split.messages} / {split.groups}"
+        if label.startswith("full coverage"):
+            return ""
         return f"{split.fix_at_1_ranked:.3f} / {split.fix_at_5:.3f}"
-    value = getattr(split, name)
+    value: Any = split
+    for part in name.split("."):
+        value = getattr(value, part)
     text = str(len(value)) if isinstance(value, list) else format(value, fmt)
     gate = GATE_OF.get(name, "")
     if gate in split.gates:
