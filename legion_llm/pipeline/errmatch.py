@@ -33,8 +33,8 @@ from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.knowledge.read import KnowledgeRecord
 from legion_llm.memory.knowledge.store import Decide, candidates_of
 from legion_llm.memory.redact import Redactor
-from legion_llm.memory.signatures.confidence import DEPTH, Answer, answered
-from legion_llm.memory.signatures.features import features
+from legion_llm.memory.signatures.confidence import DEPTH, Answer, Answered, answered
+from legion_llm.memory.signatures.features import Features, features
 from legion_llm.memory.signatures.match import (
     JUDGE_FLOOR,
     Match,
@@ -267,6 +267,19 @@ def _judge_confirm(engine: Engine, error_text: str, found: ErrorAnswer) -> Error
         "claude",
         reasons.get(pick, ""),
     )
+
+
+def judged_answer(
+    engine: Engine | None, error_text: str, query: Features, ranked: Sequence[Match]
+) -> Answered:
+    """The eval's answerer (evals/errors.py `Answerer`): the confidence's answer, and with a
+    model engine a `confirm` settled by one call, exactly as `answer_error` does."""
+    found = answered(query, ranked)
+    if found.answer != "confirm" or engine is None or engine.name == "offline":
+        return found
+    start = ErrorAnswer(found.answer, found.matches, found.confidence, found.shown, "confidence")
+    judged = _judge_confirm(engine, error_text, start)
+    return Answered(judged.answer, judged.matches, judged.confidence, judged.shown)
 
 
 def confirm_to_judge(

@@ -121,10 +121,14 @@ def errors_result(
     into the log)."""
     from legion_llm.evals.errors import run_errors_eval
     from legion_llm.memory.gitinfo import head_commit
-    from legion_llm.pipeline.errmatch import PROMPT, judge_verdicts
+    from legion_llm.pipeline.errmatch import PROMPT, judged_answer
 
+    # the engine settles the `confirm` answers (one call each); the full-coverage numbers stay
+    # the offline rule's, so a model run costs one call per confirm, not two per query
     result = run_errors_eval(
-        fixtures, lambda text, matches: judge_verdicts(engine, text, matches), splits=splits
+        fixtures,
+        answerer=lambda text, query, ranked: judged_answer(engine, text, query, ranked),
+        splits=splits,
     )
     extra = log_extra() if log_extra and write_log else {}
     data: dict[str, Any] = {
