@@ -21,6 +21,7 @@ from legion_llm.pipeline.errmatch import (
     PROMPT,
     CandidateVerdict,
     MatchVerdicts,
+    answer_error,
     engine_decider,
     match_error,
     offline_verdicts,
@@ -29,7 +30,7 @@ from legion_llm.project import MemoryPaths
 from tests.llm.conftest import body, error_reply, message, stream_reply
 
 STORED = "Error: Cannot find module 'express'<br>Require stack:<br>- /srv/app/server.js"
-ROUTES = "Error: Cannot find module './routes/api'<br>Require stack:<br>- /srv/app/index.js"
+ROUTES = "Error: Cannot find module 'routes/api'<br>Require stack:<br>- /srv/app/index.js"
 BAND_QUERY = "Error: Cannot find module 'expres'"  # a typo: two stored errors are close, none exact
 EXACT_QUERY = (  # the stored output again (another path, a stack frame more): an exact match
     "Error: Cannot find module 'express'\nRequire stack:\n- /home/dev/shop/app.js\n"
@@ -39,7 +40,7 @@ FIX = "npm install express (it was missing from package.json)"
 ERRORS_TEXT = ERRORS.template + (
     f"| E-001 | 2026-03-01 | main | {STORED} | {FIX} | dev | true | npm |\n"
     "| E-002 | 2026-03-02 | main | ModuleNotFoundError: No module named 'yaml' | pip install pyyaml | dev | true | python |\n"
-    f"| E-003 | 2026-03-03 | main | {ROUTES} | fix the relative require path | dev | true | npm |\n"
+    f"| E-003 | 2026-03-03 | main | {ROUTES} | import it by a relative path | dev | true | npm |\n"
 )
 
 
@@ -78,7 +79,7 @@ def test_close_candidates_are_judged_in_one_call_and_exact_ones_need_none() -> N
     fake = FakeEngine()
     fake.enqueue(verdicts(2, 2))
     judged = match_error(records(), BAND_QUERY, fake, limit=3)
-    assert [j.match.candidate.key for j in judged] == ["E-003", "E-001", "E-002"]
+    assert [j.match.candidate.key for j in judged] == ["E-001", "E-003", "E-002"]
     assert (
         not judged[0].match.exact and judged[1].match.score >= JUDGE_FLOOR > judged[2].match.score
     )
@@ -87,7 +88,7 @@ def test_close_candidates_are_judged_in_one_call_and_exact_ones_need_none() -> N
     assert "Candidate 1:" in user and "Candidate 2:" in user and "Candidate 3:" not in user
     assert FIX in user and "pip install pyyaml" not in user
     chosen = [j for j in judged if j.same]
-    assert [(j.match.candidate.key, j.decided_by) for j in chosen] == [("E-001", "claude")]
+    assert [(j.match.candidate.key, j.decided_by) for j in chosen] == [("E-003", "claude")]
     assert judged[2].decided_by == "none"  # not sent: the offline verdict stands
     [exact] = match_error(records(), EXACT_QUERY, fake, limit=1)
     assert (exact.decided_by, exact.same) == ("exact", True)
@@ -117,7 +118,7 @@ def test_claude_judges_over_http(api: respx.MockRouter, claude: Any) -> None:
     engine = claude()
     judged = match_error(records(), BAND_QUERY, engine, limit=3)
     assert [(j.match.candidate.key, j.decided_by) for j in judged if j.same] == [
-        ("E-003", "claude")
+        ("E-001", "claude")
     ]
     sent = body(route.calls[0])
     user = sent["messages"][0]["content"]
@@ -155,7 +156,10 @@ def test_store_never_merges_in_the_confirm_band_and_a_model_can_only_refuse(
     stored = add_knowledge(paths, ERRORS, values, today=day, branch="main",
                            decide=engine_decider(fake))  # fmt: skip
     assert (stored.action, stored.record.id) == ("added", "E-004")
-    assert stored.close == "E-003" and stored.close_confidence is not None
+    found = answer_error(records(), BAND_QUERY, None)
+    assert found.answer == "confirm"  # the band where a new entry is stored, never merged
+    assert (stored.close, stored.close_confidence) == (found.matches[0].candidate.key,
+                                                       found.confidence[0])  # fmt: skip
     assert fake.requests == [] and fake.pending == 1
     # a fix-band error that is not exact merges offline; a model is asked and may refuse it
     near = "ModuleNotFoundError: No module named 'yaml' while importing settings"
