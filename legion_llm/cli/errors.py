@@ -1,4 +1,4 @@
-"""`legion-llm errors add|match|recall`: error fixes, with the engine asked only for close calls."""
+"""`legion-llm errors add|match|recall`: error fixes; `match` answers fix, confirm or none."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def errors_match(
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Known fixes for an error, best first; the engine decides only the close calls."""
+    """Known fixes for an error: `fix` (the stored fix applies), `confirm` (up to three
+    candidates to check) or `none`; a model engine is asked only to settle a `confirm`."""
     text = read_stdin() if stdin else error_text
     if stdin and not (text or "").strip():
         raise UsageError("--stdin read no error text (nothing was piped in)")

@@ -17,8 +17,11 @@ names (discriminators.py) and the strong fingerprint.
 - a different discriminating name of the same kind (port 5432 vs 6379, `text/html` vs another
   MIME type, `gcc` vs `node`) scales the score by CONFLICT_FACTOR and is reported as a conflict;
 - the context lines only break ties;
-- `decide_offline` is the deterministic verdict; `needs_judge` says whether a model would be
-  asked (pipeline/errmatch.py sends every candidate from JUDGE_FLOOR up in one call).
+- `decide_offline` is the deterministic full-coverage verdict; `needs_judge` says whether a
+  model would be asked (pipeline/errmatch.py sends every candidate from JUDGE_FLOOR up in one
+  call). What `errors match` answers (fix, confirm or none) comes from the calibrated confidence
+  over these matches instead (confidence.py); the bands above only feed it and the eval's
+  full-coverage numbers.
 """
 
 from __future__ import annotations
