@@ -15,8 +15,9 @@ fingerprint), `fuzzy` (score at or above HIGH, offline), `none` (below the floor
 fallback when no model answers). With a model engine, the candidates that reach the judge floor
 go in ONE call that returns a verdict per candidate and the number of the matching one (or 0);
 the answer is grounded: only the chosen candidate is the same root cause, a pick that was not
-listed is refused (the offline rule decides), and candidates not sent keep the offline verdict. The error store's de-duplication asks the same question
-through `engine_decider`.
+listed is refused (the offline rule decides), and candidates not sent keep the offline verdict.
+The error store's de-duplication asks `engine_decider` only before a merge in the `fix` band
+that is not exact (a model can refuse a merge, never force one).
 """
 
 from __future__ import annotations
@@ -151,35 +152,6 @@ def judge_all(
         JudgedMatch(m, verdicts[i][0], "claude", verdicts[i][1]) if i in verdicts else offline[i]
         for i, m in enumerate(matches)
     ]
-
-
-def _offline_candidate(number: int, judged: JudgedMatch) -> dict[str, Any]:
-    candidate = judged.match.candidate
-    return {"number": number, "id": candidate.key, "score": judged.match.score,
-            "offline_verdict": judged.same}  # fmt: skip
-
-
-def close_calls_to_judge(
-    error_text: str, judged: list[JudgedMatch], redactor: Redactor
-) -> dict[str, Any] | None:
-    """When no model judged the close candidates (no engine, or the offline one), the one call a
-    model would have been asked, so that the calling agent can judge them itself (host engine):
-    the candidates with their offline verdicts, and the rendered prompt's user text, redacted
-    as every prompt is (the agent is a model too)."""
-    from legion_llm.llm.prompts import load_prompt
-
-    matches = [j.match for j in judged]
-    if any(j.decided_by == "claude" for j in judged) or not needs_judge(matches):
-        return None
-    close = [j for j in judged if j.match.score >= JUDGE_FLOOR][:MAX_JUDGED]
-    variables = {
-        "new_error": _clip(error_text, redactor),
-        "candidates": _listing([j.match for j in close], redactor),
-    }
-    return {
-        "candidates": [_offline_candidate(n, j) for n, j in enumerate(close, start=1)],
-        "inputs": redactor.text(load_prompt(PROMPT).render(variables).user),
-    }
 
 
 def judge_verdicts(engine: Engine | None, error_text: str, matches: Sequence[Match]) -> list[bool]:
