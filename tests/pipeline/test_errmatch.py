@@ -249,3 +249,28 @@ def test_without_a_model_every_verdict_is_the_rule_the_eval_measures() -> None:
     )
     assert decide_offline(close)
     assert judge_verdicts(None, "fatal: peer authentication failed", [close]) == [True]
+
+
+def test_cli_answers_confirm_and_none_in_one_line_and_add_names_the_close_entry(
+    cli: Any, project: Path
+) -> None:
+    memory = project / ".planning/memory"
+    memory.mkdir()
+    (memory / "ERRORS.md").write_text(ERRORS_TEXT)
+    args = ("--engine", "offline", "--root", project)
+    confirm = cli("errors", "match", BAND_QUERY, "--json", *args).json["data"]
+    assert confirm["answer"] == "confirm" and 1 <= confirm["shown"] <= 3
+    shown = [m["id"] for m in confirm["matches"] if m["shown"]]
+    assert shown == [m["id"] for m in confirm["matches"][: confirm["shown"]]]
+    line = cli("errors", "match", BAND_QUERY, *args).stdout.splitlines()[0]
+    assert (
+        line == f"confirm: not sure; check which of {', '.join(shown)} applies before using its fix"
+    )
+    one = cli("errors", "match", BAND_QUERY, "--limit", "1", "--json", *args).json["data"]
+    assert len(one["matches"]) == 1 and one["shown"] == 1
+    none = cli("errors", "match", "Segmentation fault (core dumped) in libfoo", *args)
+    assert none.stdout.splitlines()[0].startswith("none: no stored fix applies")
+    added = cli("errors", "add", "--signature", BAND_QUERY, "--fix", "fix the typo",
+                "--agent", "dev", "--json", *args).json["data"]  # fmt: skip
+    assert added["action"] == "added" and added["close"]["id"] == shown[0]
+    assert len(read_knowledge(ERRORS, memory / "ERRORS.md").records) == 4
