@@ -137,6 +137,7 @@ def errors_result(
         "model": engine.model,
         "prompt": PROMPT,
         "prompt_sha256": _prompt_hash(PROMPT),
+        "confidence": _confidence_provenance(),
         "git_commit": head_commit(c.root),
         "usage": engine.meter.as_dict(engine.name),
         **extra,
@@ -185,3 +186,14 @@ def _prompt_hash(name: str) -> str:
     from legion_llm.llm.prompts import load_prompt
 
     return load_prompt(name).sha256
+
+
+def _confidence_provenance() -> dict[str, Any]:
+    """Which calibrated confidence answered: its bands and the sha256 of its data file."""
+    import hashlib
+
+    from legion_llm.memory.signatures.confidence import DATA, model
+
+    fitted = model()
+    digest = hashlib.sha256(DATA.read_bytes()).hexdigest() if DATA.is_file() else None
+    return {"fix_band": fitted.fix, "confirm_band": fitted.confirm, "data_sha256": digest}
