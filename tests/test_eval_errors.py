@@ -201,8 +201,8 @@ def test_hard_negatives_are_asked_without_their_own_group(tmp_path: Path) -> Non
     assert careless.hard_negative_false_fixes == 3 and careless.hard_negative_false_fix == 1.0
 
 
-def test_dev_and_test_splits_run_clean() -> None:
-    result = run_errors_eval(splits=["dev", "test"])
+def test_dev_and_dev2_splits_run_clean() -> None:
+    result = run_errors_eval(splits=["dev", "dev2"])
     for split in result.splits:
         assert split.failures == [] and split.fix_queries > 500, split.split
         assert split.ecosystems and split.hard_negatives > 0
@@ -210,6 +210,10 @@ def test_dev_and_test_splits_run_clean() -> None:
     assert dev.fix_at_1 >= 0.66 and dev.fix_at_5 >= 0.91, (dev.fix_at_1, dev.fix_at_5)
     assert dev.precision >= 0.83 and dev.hard_negative_false_fix <= 0.19
     assert len(dev.exact_collisions) <= 1
+    answers = dev.answers  # the three answers at the bands chosen on dev (confidence.json)
+    assert answers.fix_precision >= 0.95 and answers.hard_negative_fix <= 0.05, answers
+    assert answers.confirm_recall >= answers.fix_coverage and answers.fix_answers > 100
+    assert answers.retrieval_recall >= answers.confirm_recall
 
 
 def test_what_the_text_alone_cannot_settle_is_measured_on_the_data() -> None:

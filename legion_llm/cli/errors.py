@@ -1,4 +1,4 @@
-"""`legion-llm errors add|match|recall`: error fixes, with the engine asked only for close calls."""
+"""`legion-llm errors add|match|recall`: error fixes; `match` answers fix, confirm or none."""
 
 from __future__ import annotations
 
@@ -83,11 +83,12 @@ def errors_match(
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Known fixes for an error, best first; the engine decides only the close calls.
+    """Known fixes for an error: `fix` (the stored fix applies), `confirm` (up to three
+    candidates to check) or `none`; a model engine is asked only to settle a `confirm`.
 
-    "decided by" says what judged each match: exact (the same fingerprint), fuzzy (a score high
-    enough on its own), claude (a model judged the close call), offline (the built-in rule judged
-    it), none (too far to be the same error)."""
+    In the table, "confidence" is the calibrated chance (0-1) that the stored fix applies,
+    "score" the matcher's raw similarity, and "shown" whether the candidate is part of the
+    answer (the fix, or one of the candidates to confirm)."""
     text = read_stdin() if stdin else error_text
     if stdin and not (text or "").strip():
         raise UsageError("--stdin read no error text (nothing was piped in)")
@@ -99,35 +100,54 @@ def errors_match(
 
 
 def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandResult:
-    """`errors match` for the CLI and the MCP server."""
+    """`errors match` for the CLI and the MCP server: `data.answer` is fix, confirm or none;
+    `data.matches` the ranked candidates (at most `limit`), each with its confidence and
+    evidence; when the answer is `fix`, `matches[0]` is it."""
     from legion_llm.cli.host import judge_request
     from legion_llm.memory.redact import project_redactor
-    from legion_llm.pipeline.errmatch import close_calls_to_judge, match_error
+    from legion_llm.pipeline.errmatch import answer_error, confirm_to_judge
 
     loaded = read_knowledge(ERRORS, c.paths.errors)
-    judged = match_error(loaded.records, text, llm.open().engine if loaded.records else None, limit)
-    data: dict[str, Any] = {"matches": [j.to_dict() for j in judged if j.same]}
-    close_calls = close_calls_to_judge(text, judged, project_redactor(c.root))
-    if close_calls:  # no model judged them: the calling agent can (host engine)
+    engine = llm.open().engine if loaded.records else None
+    found = answer_error(loaded.records, text, engine, limit)
+    matches = [found.match_dict(i) for i in range(len(found.matches))]
+    data: dict[str, Any] = {"answer": found.answer, "decided_by": found.decided_by,
+                            "shown": found.shown, "matches": matches}  # fmt: skip
+    close_calls = confirm_to_judge(text, found, project_redactor(c.root))
+    if close_calls:  # no model judged the candidates: the calling agent can (host engine)
         data["to_judge"] = judge_request(close_calls)
     warnings = list(loaded.warnings)
     if llm.session is not None:
         data["usage"] = llm.session.usage()
         warnings += llm.session.warnings
-    columns = ["id", "score", "decided_by", "same root cause", "resolved", "fix"]
-    rows = [
-        [j.match.candidate.key, j.match.score, j.decided_by, "yes" if j.same else "no",
-         j.match.candidate.resolved, j.match.candidate.fix]
-        for j in judged
-    ]  # fmt: skip
+    columns = ["id", "confidence", "score", "shown", "resolved", "fix"]
+    rows = [[m["id"], m["confidence"], m["score"], "yes" if m["shown"] else "no", m["resolved"],
+             m["fix"]] for m in matches]  # fmt: skip
 
     def human() -> None:
-        table("errors match", columns, rows)
+        echo(answer_line(data))
+        if matches:
+            table("errors match", columns, rows)
         if llm.session is not None:
             for line in usage_lines(llm.session.usage(), llm.verbose):
                 echo(line)
 
     return CommandResult("errors match", data, human, warnings)
+
+
+def answer_line(data: dict[str, Any]) -> str:
+    """The one line that says which of the three answers it is."""
+    matches = data["matches"]
+    if data["answer"] == "fix":
+        best = matches[0]
+        return f"fix: {best['id']} applies (confidence {best['confidence']:.2f}): {best['fix']}"
+    if data["answer"] == "confirm":
+        ids = ", ".join(m["id"] for m in matches[: data["shown"]])
+        return f"confirm: not sure; check which of {ids} applies before using its fix"
+    if matches:
+        best = matches[0]
+        return f"none: no stored fix applies (closest {best['id']}, confidence {best['confidence']:.2f})"
+    return "none: no stored fix applies"
 
 
 @errors_app.command("recall")

@@ -277,7 +277,8 @@ def judge_request(close_calls: dict[str, Any]) -> dict[str, Any]:
         "instructions": load_prompt(PROMPT).system,
         "schema": MatchVerdicts.model_json_schema(),
         **close_calls,
-        "note": "No model judged these close candidates; the offline rule gave offline_verdict. "
+        "note": "No model judged these candidates (the answer is confirm; each carries its "
+        "calibrated confidence). "
         "Judge them from the inputs; the candidate you pick as the same root cause has the fix "
         "to try (match 0: none of them).",
     }

@@ -80,8 +80,12 @@ def add_result(
         stored.warnings.extend(llm.session.warnings)
     verbs = {"added": "Stored", "existing": "Already known as", "updated": "Updated the fix of"}
     human = f"{verbs[stored.action]} {stored.record.id} in .planning/memory/{kind.file_name}"
+    if stored.close is not None:  # the confirm band: a new entry, the close one named
+        data["close"] = {"id": stored.close, "confidence": stored.close_confidence}
+        human += f" (close to {stored.close}, not merged: check whether it is the same error)"
     if llm is not None and "usage" in data:
-        human = "\n".join([human, *usage_lines(data["usage"], llm.verbose)])
+        human = "
+".join([human, *usage_lines(data["usage"], llm.verbose)])
     return CommandResult(f"{kind.name} add", data, human, stored.warnings)
 
 

@@ -102,3 +102,22 @@ def exact_collisions(fingerprints: Sequence[str | None], labels: Sequence[str]) 
         if a < b
     }
     return sorted(found)
+
+
+def reliability(pairs: Iterable[tuple[float, bool]], bins: int = 10) -> list[dict[str, float]]:
+    """Calibration per confidence bin ([0, 0.1), ..., [0.9, 1.0]): how many candidates fall in
+    it, their mean confidence and the share that were right; empty bins are left out."""
+    counts = [0] * bins
+    total = [0.0] * bins
+    right = [0] * bins
+    for value, ok in pairs:
+        b = min(bins - 1, max(0, int(value * bins)))
+        counts[b] += 1
+        total[b] += value
+        right[b] += int(ok)
+    return [
+        {"low": b / bins, "high": (b + 1) / bins, "count": counts[b],
+         "mean_confidence": round(total[b] / counts[b], 4), "share_right": round(right[b] / counts[b], 4)}
+        for b in range(bins)
+        if counts[b]
+    ]  # fmt: skip

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
+from legion_llm.evals.error_answers import Answerer, AnswerScores, answer_scores, offline_answerer
 from legion_llm.evals.error_data import DEFINITION as DEFINITION
 from legion_llm.evals.error_data import ErrorGroup as ErrorGroup
 from legion_llm.evals.error_data import ErrorMessage as ErrorMessage
@@ -53,6 +54,7 @@ from legion_llm.evals.error_scores import (
     pairwise_counts,
     share,
 )
+from legion_llm.memory.signatures.confidence import DEPTH, Answered
 from legion_llm.memory.signatures.match import (
     Candidate,
     Match,
@@ -65,10 +67,11 @@ from legion_llm.memory.signatures.match import (
     strong_fingerprint,
 )
 
-DEFAULT_GATES = {
-    "pairwise_precision": 0.98,
-    "fix_at_1": 0.95,
-    "max_hard_negative_false_fix": 0.05,
+DEFAULT_GATES = {  # issue 22's gates, for a folder given without a definition's table
+    "fix_precision": 0.95,
+    "max_hard_negative_fix": 0.05,
+    "fix_coverage": 0.60,
+    "confirm_recall": 0.95,
     "max_exact_collisions": 0,
 }
 
@@ -102,6 +105,7 @@ class SplitResult:
     ambiguous_share: float
     same_as_lookalike: float = 0.0
     nothing_shared: float = 0.0
+    answers: AnswerScores = field(default_factory=lambda: AnswerScores())
     ecosystems: dict[str, dict[str, float]] = field(default_factory=dict)
     gates: dict[str, float] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
@@ -118,6 +122,8 @@ class SplitResult:
         return results
 
     def _value(self, name: str) -> float:
+        if hasattr(self.answers, name):
+            return float(getattr(self.answers, name))
         value = getattr(self, _GATE_FIELDS.get(name, name))
         return float(len(value)) if isinstance(value, list) else float(value)
 
@@ -162,6 +168,9 @@ class _Query:
     false_fix: bool = False  # a hard negative that got another group's fix
     calls_model: bool = False
     ambiguous: bool = False  # the best candidate sits in the ambiguous band
+    expected: str | None = None  # the key of the right stored entry (None: a hard negative)
+    ranked: list[Match] = field(default_factory=list)
+    answer: Answered | None = None
 
 
 def _store(dataset: ErrorsDataset) -> dict[str, ErrorMessage]:
@@ -181,26 +190,37 @@ def _index(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> SignatureIn
 
 
 def _ask(
-    index: SignatureIndex, query: _Query, judge: Judge, without: str | None = None
+    index: SignatureIndex,
+    query: _Query,
+    judge: Judge,
+    without: str | None = None,
+    answerer: Answerer = offline_answerer,
 ) -> tuple[list[Match], list[bool]]:
-    ranked = index.rank(query.message.text, limit=5, without=without)
+    text = query.message.text
+    ranked = index.rank(text, limit=DEPTH, without=without)
+    query.ranked = ranked
     query.calls_model = needs_judge(ranked)
     query.ambiguous = bool(ranked) and ranked[0].band == "ambiguous"
-    return ranked, judge(query.message.text, ranked)
+    query.answer = answerer(text, features(text), ranked)
+    return ranked, judge(text, ranked)
 
 
 def _fix_queries(
-    dataset: ErrorsDataset, held: dict[str, ErrorMessage], judge: Judge, failures: list[str]
+    dataset: ErrorsDataset,
+    held: dict[str, ErrorMessage],
+    judge: Judge,
+    failures: list[str],
+    answerer: Answerer = offline_answerer,
 ) -> list[_Query]:
     index = _index(dataset, held)
     queries = []
     for message in dataset.messages:
         if held[message.group] is message:
             continue
-        query = _Query(message)
+        query = _Query(message, expected=message.group)
         queries.append(query)
         try:
-            ranked, verdicts = _ask(index, query, judge)
+            ranked, verdicts = _ask(index, query, judge, answerer=answerer)
         except Exception as exc:  # one failing case never aborts the run
             failures.append(f"fix query {message.id}: {type(exc).__name__}: {exc}")
             continue
@@ -214,7 +234,11 @@ def _fix_queries(
 
 
 def _hard_negatives(
-    dataset: ErrorsDataset, held: dict[str, ErrorMessage], judge: Judge, failures: list[str]
+    dataset: ErrorsDataset,
+    held: dict[str, ErrorMessage],
+    judge: Judge,
+    failures: list[str],
+    answerer: Answerer = offline_answerer,
 ) -> list[_Query]:
     """Messages of groups with look-alikes in the store, asked with their own group left out."""
     queries = []
@@ -224,7 +248,7 @@ def _hard_negatives(
             query = _Query(message)
             queries.append(query)
             try:
-                _, verdicts = _ask(index, query, judge, without=group)
+                _, verdicts = _ask(index, query, judge, group, answerer)
             except Exception as exc:  # one failing case never aborts the run
                 failures.append(f"hard negative {message.id}: {type(exc).__name__}: {exc}")
                 continue
@@ -276,13 +300,30 @@ def _per_ecosystem(fix: list[_Query], hard: list[_Query]) -> dict[str, dict[str,
     return out
 
 
-def run_split(name: str, dataset: ErrorsDataset, judge: Judge = offline_judge) -> SplitResult:
+def answer_queries(
+    dataset: ErrorsDataset, answerer: Answerer = offline_answerer, judge: Judge = offline_judge
+) -> tuple[list[_Query], list[_Query], list[str]]:
+    """(fix queries, hard negatives, failures) of one dataset, each query with its ranked
+    candidates and its answer (the rows evals/tools/fit_confidence.py fits on)."""
+    failures: list[str] = []
+    held = _store(dataset)
+    fix = _fix_queries(dataset, held, judge, failures, answerer)
+    hard = _hard_negatives(dataset, held, judge, failures, answerer)
+    return fix, hard, failures
+
+
+def run_split(
+    name: str,
+    dataset: ErrorsDataset,
+    judge: Judge = offline_judge,
+    answerer: Answerer = offline_answerer,
+) -> SplitResult:
     labels = [m.group for m in dataset.messages]
     failures: list[str] = []
     same = _predict_pairs(dataset.messages, failures)
     held = _store(dataset)
-    fix = _fix_queries(dataset, held, judge, failures)
-    hard = _hard_negatives(dataset, held, judge, failures)
+    fix, hard, asked = answer_queries(dataset, answerer, judge)
+    failures += asked
     counts = pairwise_counts(labels, same)
     positions = [q.position for q in fix]
     prints = [strong_fingerprint(m.text) for m in dataset.messages]
@@ -307,6 +348,7 @@ def run_split(name: str, dataset: ErrorsDataset, judge: Judge = offline_judge) -
         ambiguous_share=share([q.ambiguous for q in fix]),
         same_as_lookalike=same_as_lookalike(dataset, held),
         nothing_shared=nothing_shared(dataset, held),
+        answers=answer_scores(fix, hard),
         ecosystems=_per_ecosystem(fix, hard),
         failures=failures,
     )
@@ -340,15 +382,19 @@ def run_errors_eval(
     *,
     definition: Path = DEFINITION,
     splits: Iterable[str] | None = None,
+    answerer: Answerer | None = None,
 ) -> ErrorsEvalResult:
-    """Every split of the definition (or `splits` of them), or one folder with the test gates."""
+    """Every split of the definition (or `splits` of them), or one folder with the gates of
+    `fresh` (else those of `dev`). `judge`: the full-coverage verdicts (offline rule by default);
+    `answerer`: the three answers (the calibrated confidence by default)."""
     judge = judge or offline_judge
+    answerer = answerer or offline_answerer
     loaded = load_definition(definition) if definition.is_file() else None
     gates = loaded.gates if loaded else {}
     if fixtures_dir is not None:
         dataset = load_dataset(fixtures_dir)
-        result = run_split(fixtures_dir.name, dataset, judge)
-        result.gates = gates.get("test", DEFAULT_GATES)
+        result = run_split(fixtures_dir.name, dataset, judge, answerer)
+        result.gates = gates.get("fresh", gates.get("dev", DEFAULT_GATES))
         return ErrorsEvalResult([result])
     if loaded is None:
         raise InputError(f"no fixtures folder given and no eval definition at {definition}")
@@ -360,7 +406,7 @@ def run_errors_eval(
     results = []
     for name in wanted:
         spec = loaded.splits[name]
-        result = run_split(name, load_dataset(spec.path, spec.split), judge)
+        result = run_split(name, load_dataset(spec.path, spec.split), judge, answerer)
         result.gates = gates.get(name, {})
         results.append(result)
     return ErrorsEvalResult(results)

@@ -117,11 +117,12 @@ class KnowledgeTools:
         today: Today = None,
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
-        """Known fixes for a new error, best first (`legion-llm errors match --json`): the
-        deterministic matcher ranks, the engine decides only the close calls. Returns {data:
-        {matches: [{id, signature, fix, resolved, score, decided_by}], ...}}: only the matches
-        judged the same root cause; decided_by is exact, fuzzy, claude or offline (what judged
-        it); with no model, to_judge holds the close calls for you to decide."""
+        """Known fixes for a new error (`legion-llm errors match --json`). data.answer is `fix`
+        (apply matches[0].fix: confident), `confirm` (the first `shown` matches, up to three:
+        check which applies before using its fix) or `none` (no stored fix applies). Returns
+        {data: {answer, decided_by, shown, matches: [{id, fix, resolved, score, confidence,
+        shown, evidence: {shared, conflicting, missing_in_query, missing_in_stored}}]}}; with a
+        model engine a `confirm` is judged in one call, else data.to_judge lets you judge it."""
         run = self.runner
 
         def build() -> CommandResult:

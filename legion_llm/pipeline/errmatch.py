@@ -1,13 +1,23 @@
 """Error matching: the deterministic matcher ranks; a model judges the close candidates once.
 
+`answer_error` gives the three answers (issue 22): the calibrated confidence
+(memory/signatures/confidence.py) says `fix`, `confirm` (up to three candidates) or `none`; with
+a model engine, a `confirm` is settled by ONE call over the candidates shown: the one it picks
+becomes the `fix`, none picked becomes `none`. Every match carries its confidence and evidence
+(the deciding names shared, in conflict, and missing on either side).
+
+The full-coverage verdicts below (`match_error`, `judge_all`) stay for the eval's ungated
+numbers:
+
 `match_error` returns ranked candidates, each with the path that decided it: `exact` (a strong
 fingerprint), `fuzzy` (score at or above HIGH, offline), `none` (below the floor), `claude`
 (a model's verdict) or `offline` (the deterministic rule for the ambiguous band, also the
 fallback when no model answers). With a model engine, the candidates that reach the judge floor
 go in ONE call that returns a verdict per candidate and the number of the matching one (or 0);
 the answer is grounded: only the chosen candidate is the same root cause, a pick that was not
-listed is refused (the offline rule decides), and candidates not sent keep the offline verdict. The error store's de-duplication asks the same question
-through `engine_decider`.
+listed is refused (the offline rule decides), and candidates not sent keep the offline verdict.
+The error store's de-duplication asks `engine_decider` only before a merge in the `fix` band
+that is not exact (a model can refuse a merge, never force one).
 """
 
 from __future__ import annotations
@@ -24,6 +34,8 @@ from legion_llm.llm.offline import OfflineCall, offline_step
 from legion_llm.memory.knowledge.read import KnowledgeRecord
 from legion_llm.memory.knowledge.store import Decide, candidates_of
 from legion_llm.memory.redact import Redactor
+from legion_llm.memory.signatures.confidence import DEPTH, Answer, Answered, answered
+from legion_llm.memory.signatures.features import Features, features
 from legion_llm.memory.signatures.match import (
     JUDGE_FLOOR,
     Match,
@@ -142,38 +154,134 @@ def judge_all(
     ]
 
 
-def _offline_candidate(number: int, judged: JudgedMatch) -> dict[str, Any]:
-    candidate = judged.match.candidate
-    return {"number": number, "id": candidate.key, "score": judged.match.score,
-            "offline_verdict": judged.same}  # fmt: skip
-
-
-def close_calls_to_judge(
-    error_text: str, judged: list[JudgedMatch], redactor: Redactor
-) -> dict[str, Any] | None:
-    """When no model judged the close candidates (no engine, or the offline one), the one call a
-    model would have been asked, so that the calling agent can judge them itself (host engine):
-    the candidates with their offline verdicts, and the rendered prompt's user text, redacted
-    as every prompt is (the agent is a model too)."""
-    from legion_llm.llm.prompts import load_prompt
-
-    matches = [j.match for j in judged]
-    if any(j.decided_by == "claude" for j in judged) or not needs_judge(matches):
-        return None
-    close = [j for j in judged if j.match.score >= JUDGE_FLOOR][:MAX_JUDGED]
-    variables = {
-        "new_error": _clip(error_text, redactor),
-        "candidates": _listing([j.match for j in close], redactor),
-    }
-    return {
-        "candidates": [_offline_candidate(n, j) for n, j in enumerate(close, start=1)],
-        "inputs": redactor.text(load_prompt(PROMPT).render(variables).user),
-    }
-
-
 def judge_verdicts(engine: Engine | None, error_text: str, matches: Sequence[Match]) -> list[bool]:
     """Same root cause? for each ranked candidate (the eval's judge)."""
     return [j.same for j in judge_all(engine, error_text, matches)]
+
+
+def evidence(match: Match) -> dict[str, list[str]]:
+    """The deciding names behind a match: shared, in conflict, missing on either side."""
+    return {
+        "shared": sorted({*match.agreed, *match.shared_keys}),
+        "conflicting": list(match.conflicts),
+        "missing_in_query": list(match.missing_here),
+        "missing_in_stored": list(match.missing_there),
+    }
+
+
+@dataclass
+class ErrorAnswer:
+    """`errors match`'s answer: fix, confirm or none, and the ranked candidates behind it."""
+
+    answer: Answer
+    matches: list[Match]  # ranked by confidence, best first
+    confidence: list[float]
+    shown: int  # fix: 1, confirm: up to MAX_CONFIRM, none: 0
+    decided_by: str  # confidence | exact | claude
+    reason: str = ""
+
+    def match_dict(self, position: int) -> dict[str, Any]:
+        match = self.matches[position]
+        candidate = match.candidate
+        return {
+            "id": candidate.key,
+            "signature": candidate.signature,
+            "fix": candidate.fix,
+            "resolved": candidate.resolved,
+            "score": match.score,
+            "confidence": self.confidence[position],
+            "shown": position < self.shown,
+            "evidence": evidence(match),
+        }
+
+
+def answer_error(
+    records: list[KnowledgeRecord], error_text: str, engine: Engine | None, limit: int = 5
+) -> ErrorAnswer:
+    """The answer for a new error against the stored ones (at most `limit` matches kept)."""
+    candidates = candidates_of(records)
+    if not candidates or not error_text.strip():
+        return ErrorAnswer("none", [], [], 0, "confidence")
+    ranked = SignatureIndex(candidates).rank(error_text, limit=max(limit, DEPTH))
+    found = answered(features(error_text), ranked)
+    decided_by = "exact" if found.answer == "fix" and found.matches[0].exact else "confidence"
+    result = ErrorAnswer(found.answer, found.matches, found.confidence, found.shown, decided_by)
+    if found.answer == "confirm" and engine is not None and engine.name != "offline":
+        result = _judge_confirm(engine, error_text, result)
+    result.matches, result.confidence = result.matches[:limit], result.confidence[:limit]
+    result.shown = min(result.shown, limit)
+    return result
+
+
+def _judge_confirm(engine: Engine, error_text: str, found: ErrorAnswer) -> ErrorAnswer:
+    """ONE model call over the candidates a `confirm` shows: its pick is the `fix`, no pick is
+    `none`; an answer that cannot be used (budget, a pick not shown) leaves the `confirm`."""
+    shown = found.matches[: found.shown]
+    redactor = getattr(engine, "redactor", None) or Redactor()
+    variables = {"new_error": _clip(error_text, redactor), "candidates": _listing(shown, redactor)}
+    try:
+        answer = engine.ask(MatchVerdicts, PROMPT, variables, context=shown)
+    except BudgetExceededError as exc:
+        engine.notices.add(f"notice: {exc.message}; the candidates are left to confirm")
+        return found
+    if answer.engine == "offline" or not 0 <= answer.output.match <= len(shown):
+        return found
+    pick = answer.output.match
+    reasons = {v.candidate: v.reason for v in answer.output.verdicts}
+    if pick == 0:
+        return ErrorAnswer("none", found.matches, found.confidence, 0, "claude", reasons.get(1, ""))
+    order = [pick - 1, *(i for i in range(len(found.matches)) if i != pick - 1)]
+    return ErrorAnswer(
+        "fix",
+        [found.matches[i] for i in order],
+        [found.confidence[i] for i in order],
+        1,
+        "claude",
+        reasons.get(pick, ""),
+    )
+
+
+def judged_answer(
+    engine: Engine | None, error_text: str, query: Features, ranked: Sequence[Match]
+) -> Answered:
+    """The eval's answerer (evals/errors.py `Answerer`): the confidence's answer, and with a
+    model engine a `confirm` settled by one call, exactly as `answer_error` does."""
+    found = answered(query, ranked)
+    if found.answer != "confirm" or engine is None or engine.name == "offline":
+        return found
+    start = ErrorAnswer(found.answer, found.matches, found.confidence, found.shown, "confidence")
+    judged = _judge_confirm(engine, error_text, start)
+    return Answered(judged.answer, judged.matches, judged.confidence, judged.shown)
+
+
+def confirm_to_judge(
+    error_text: str, found: ErrorAnswer, redactor: Redactor
+) -> dict[str, Any] | None:
+    """When a `confirm` was left to confirm (no model judged it), the one call a model would
+    have been asked, so that the calling agent can judge the candidates itself (host engine):
+    the candidates with their confidence, and the rendered prompt's user text, redacted as every
+    prompt is (the agent is a model too)."""
+    from legion_llm.llm.prompts import load_prompt
+
+    if found.answer != "confirm" or found.decided_by == "claude":
+        return None
+    shown = found.matches[: found.shown]
+    variables = {
+        "new_error": _clip(error_text, redactor),
+        "candidates": _listing(shown, redactor),
+    }
+    return {
+        "candidates": [
+            {
+                "number": n,
+                "id": m.candidate.key,
+                "score": m.score,
+                "confidence": found.confidence[n - 1],
+            }
+            for n, m in enumerate(shown, start=1)
+        ],
+        "inputs": redactor.text(load_prompt(PROMPT).render(variables).user),
+    }
 
 
 def match_error(

@@ -27,6 +27,10 @@ def test_eval_errors_offline_passes_its_gates_and_writes_the_log(cli: Any, proje
     assert len(data["prompt_sha256"]) == 64 and data["usage"]["calls"] == 0
     logged = json.loads((project / "errors-eval.json").read_text())
     assert logged["splits"]["original"]["recall"] == original["recall"]
+    answers = original["answers"]  # the three answers, logged with the confidence that gave them
+    assert answers["fix_precision"] >= 0.95 and answers["hard_negative_fix"] <= 0.05
+    assert len(data["confidence"]["data_sha256"]) == 64
+    assert 0 < data["confidence"]["confirm_band"] < data["confidence"]["fix_band"] <= 1
 
 
 def test_eval_errors_fails_with_exit_1_when_a_gate_fails(

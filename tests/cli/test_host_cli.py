@@ -303,17 +303,22 @@ def test_errors_match_hands_close_calls_to_the_agent_when_no_model_judged(
     ask = result.json["data"]["to_judge"]
     assert ask["instructions"] == load_prompt("error-match").system
     assert ask["schema"]["required"] == ["verdicts", "match"]
-    assert [(c["number"], c["id"]) for c in ask["candidates"]] == [(1, "E-003"), (2, "E-001")]
-    assert BAND_QUERY in ask["inputs"] and STORED.split("<br>")[0] in ask["inputs"]
+    assert result.json["data"]["answer"] == "confirm"  # only a confirm is handed over
+    shown = [m["id"] for m in result.json["data"]["matches"] if m["shown"]]
+    assert [(c["number"], c["id"]) for c in ask["candidates"]] == list(enumerate(shown, start=1))
+    signatures = {m["id"]: m["signature"] for m in result.json["data"]["matches"]}
+    assert BAND_QUERY in ask["inputs"] and STORED.startswith("Error: Cannot find module")
+    assert all(signatures[i].split("<br>")[0] in ask["inputs"] for i in shown)
     stub = StubClaude(tmp_path / "bin").script(
         answer(
-            {"verdicts": [{"candidate": 2, "same_root_cause": True, "reason": "typo"}], "match": 2}
+            {"verdicts": [{"candidate": 1, "same_root_cause": True, "reason": "typo"}], "match": 1}
         )
     )
     monkeypatch.setenv("PATH", stub.on_path())
     judged = cli("errors", "match", BAND_QUERY, "--json", "--root", project)
     hit = judged.json["data"]["matches"][0]
-    assert (hit["id"], hit["decided_by"]) == ("E-001", "claude")  # a model judged it
+    assert (hit["id"], judged.json["data"]["decided_by"]) == (shown[0], "claude")  # a model
+    assert judged.json["data"]["answer"] == "fix"  # judged the confirm: its pick is the fix
     assert "to_judge" not in judged.json["data"]
 
 

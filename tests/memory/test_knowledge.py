@@ -240,7 +240,7 @@ def test_duplicate_error_with_resolved_fix_returns_the_existing_id(tmp_path: Pat
         branch="main",
     )
     assert (again.action, again.record.id) == ("existing", "E-001")
-    assert again.decided_by in ("exact", "fuzzy", "offline")
+    assert again.decided_by in ("exact", "confidence")
     assert paths.errors.read_bytes() == before
 
 

@@ -21,6 +21,7 @@ from legion_llm.pipeline.errmatch import (
     PROMPT,
     CandidateVerdict,
     MatchVerdicts,
+    answer_error,
     engine_decider,
     match_error,
     offline_verdicts,
@@ -29,7 +30,7 @@ from legion_llm.project import MemoryPaths
 from tests.llm.conftest import body, error_reply, message, stream_reply
 
 STORED = "Error: Cannot find module 'express'<br>Require stack:<br>- /srv/app/server.js"
-ROUTES = "Error: Cannot find module './routes/api'<br>Require stack:<br>- /srv/app/index.js"
+ROUTES = "Error: Cannot find module 'routes/api'<br>Require stack:<br>- /srv/app/index.js"
 BAND_QUERY = "Error: Cannot find module 'expres'"  # a typo: two stored errors are close, none exact
 EXACT_QUERY = (  # the stored output again (another path, a stack frame more): an exact match
     "Error: Cannot find module 'express'\nRequire stack:\n- /home/dev/shop/app.js\n"
@@ -39,7 +40,7 @@ FIX = "npm install express (it was missing from package.json)"
 ERRORS_TEXT = ERRORS.template + (
     f"| E-001 | 2026-03-01 | main | {STORED} | {FIX} | dev | true | npm |\n"
     "| E-002 | 2026-03-02 | main | ModuleNotFoundError: No module named 'yaml' | pip install pyyaml | dev | true | python |\n"
-    f"| E-003 | 2026-03-03 | main | {ROUTES} | fix the relative require path | dev | true | npm |\n"
+    f"| E-003 | 2026-03-03 | main | {ROUTES} | import it by a relative path | dev | true | npm |\n"
 )
 
 
@@ -78,7 +79,7 @@ def test_close_candidates_are_judged_in_one_call_and_exact_ones_need_none() -> N
     fake = FakeEngine()
     fake.enqueue(verdicts(2, 2))
     judged = match_error(records(), BAND_QUERY, fake, limit=3)
-    assert [j.match.candidate.key for j in judged] == ["E-003", "E-001", "E-002"]
+    assert [j.match.candidate.key for j in judged] == ["E-001", "E-003", "E-002"]
     assert (
         not judged[0].match.exact and judged[1].match.score >= JUDGE_FLOOR > judged[2].match.score
     )
@@ -87,7 +88,7 @@ def test_close_candidates_are_judged_in_one_call_and_exact_ones_need_none() -> N
     assert "Candidate 1:" in user and "Candidate 2:" in user and "Candidate 3:" not in user
     assert FIX in user and "pip install pyyaml" not in user
     chosen = [j for j in judged if j.same]
-    assert [(j.match.candidate.key, j.decided_by) for j in chosen] == [("E-001", "claude")]
+    assert [(j.match.candidate.key, j.decided_by) for j in chosen] == [("E-003", "claude")]
     assert judged[2].decided_by == "none"  # not sent: the offline verdict stands
     [exact] = match_error(records(), EXACT_QUERY, fake, limit=1)
     assert (exact.decided_by, exact.same) == ("exact", True)
@@ -117,7 +118,7 @@ def test_claude_judges_over_http(api: respx.MockRouter, claude: Any) -> None:
     engine = claude()
     judged = match_error(records(), BAND_QUERY, engine, limit=3)
     assert [(j.match.candidate.key, j.decided_by) for j in judged if j.same] == [
-        ("E-003", "claude")
+        ("E-001", "claude")
     ]
     sent = body(route.calls[0])
     user = sent["messages"][0]["content"]
@@ -142,23 +143,37 @@ def test_api_failure_falls_back_to_the_offline_rule(
     assert route.call_count == calls  # Claude stays off for the rest of the run
 
 
-def test_store_dedupe_uses_the_same_decision(tmp_path: Path) -> None:
+def test_store_never_merges_in_the_confirm_band_and_a_model_can_only_refuse(
+    tmp_path: Path,
+) -> None:
     paths = MemoryPaths(tmp_path)
     paths.memory_dir.mkdir(parents=True)
     paths.errors.write_text(ERRORS_TEXT)
     fake = FakeEngine()
-    fake.enqueue(verdicts(1, 1))
+    fake.enqueue(verdicts(1, 1))  # a model that would say "the same": never asked here
     values = {"error_signature": BAND_QUERY, "fix": "other", "agent": "dev"}
-    stored = add_knowledge(
-        paths, ERRORS, values, today=date(2026, 4, 1), branch="main", decide=engine_decider(fake)
-    )
-    assert (stored.action, stored.record.id, stored.decided_by) == ("existing", "E-003", "claude")
-    fake.enqueue(verdicts(0))
-    again = add_knowledge(
-        paths, ERRORS, values, today=date(2026, 4, 1), branch="main", decide=engine_decider(fake)
-    )
-    assert (again.action, again.record.id) == ("added", "E-004")
-    assert len(read_knowledge(ERRORS, paths.errors).records) == 4
+    day = date(2026, 4, 1)
+    stored = add_knowledge(paths, ERRORS, values, today=day, branch="main",
+                           decide=engine_decider(fake))  # fmt: skip
+    assert (stored.action, stored.record.id) == ("added", "E-004")
+    found = answer_error(records(), BAND_QUERY, None)
+    assert found.answer == "confirm"  # the band where a new entry is stored, never merged
+    assert (stored.close, stored.close_confidence) == (found.matches[0].candidate.key,
+                                                       found.confidence[0])  # fmt: skip
+    assert fake.requests == [] and fake.pending == 1
+    # a fix-band error that is not exact merges offline; a model is asked and may refuse it
+    near = "ModuleNotFoundError: No module named 'yaml' while importing settings"
+    merged = add_knowledge(paths, ERRORS, {**values, "error_signature": near}, today=day,
+                           branch="main")  # fmt: skip
+    assert (merged.action, merged.record.id, merged.decided_by) == ("existing", "E-002",
+                                                                    "confidence")  # fmt: skip
+    fake = FakeEngine()
+    fake.enqueue(MatchVerdicts(verdicts=[], match=0))  # "none of them"
+    refused = add_knowledge(paths, ERRORS, {**values, "error_signature": near}, today=day,
+                            branch="main", decide=engine_decider(fake))  # fmt: skip
+    assert (refused.action, refused.record.id, refused.close) == ("added", "E-005", "E-002")
+    assert len(fake.requests) == 1
+    assert len(read_knowledge(ERRORS, paths.errors).records) == 5
 
 
 def test_cli_errors_match_json_and_stdin(
@@ -172,13 +187,25 @@ def test_cli_errors_match_json_and_stdin(
     memory.mkdir()
     (memory / "ERRORS.md").write_text(ERRORS_TEXT)
     result = cli("errors", "match", EXACT_QUERY, "--json", "--engine", "offline", "--root", project)
-    hit = result.json["data"]["matches"][0]
-    assert list(hit) == ["id", "signature", "fix", "resolved", "score", "decided_by"]
-    assert (hit["id"], hit["decided_by"], hit["fix"]) == ("E-001", "exact", FIX)
-    assert result.json["data"]["usage"]["engine"] == "offline"
-    monkeypatch.setattr("sys.stdin", io.StringIO("ModuleNotFoundError: No module named 'yaml'\n"))
+    data = result.json["data"]
+    hit = data["matches"][0]
+    assert list(hit) == ["id", "signature", "fix", "resolved", "score", "confidence", "shown",
+                         "evidence"]  # fmt: skip
+    assert (data["answer"], data["decided_by"], data["shown"]) == ("fix", "exact", 1)
+    assert (hit["id"], hit["fix"], hit["shown"]) == ("E-001", FIX, True)
+    assert 0.0 <= hit["confidence"] <= 1.0 and [m["shown"] for m in data["matches"][1:]] == [
+        False, False]  # fmt: skip
+    assert set(hit["evidence"]) == {"shared", "conflicting", "missing_in_query",
+                                    "missing_in_stored"}  # fmt: skip
+    assert data["usage"]["engine"] == "offline"
+    human = cli("errors", "match", EXACT_QUERY, "--engine", "offline", "--root", project)
+    assert human.stdout.splitlines()[0].startswith("fix: E-001 applies (confidence ")
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "Traceback (most recent call last):\n  File \"run.py\", line 1\n"
+        "ModuleNotFoundError: No module named 'yaml'\n"))  # fmt: skip
     piped = cli("errors", "match", "--stdin", "--json", "--engine", "offline", "--root", project)
-    assert [m["id"] for m in piped.json["data"]["matches"]] == ["E-002"]
+    assert [m["id"] for m in piped.json["data"]["matches"]][:1] == ["E-002"]
+    assert piped.json["data"]["answer"] == "fix"
     assert cli("errors", "match", "--root", project).exit_code == 2
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     nothing = cli("errors", "match", "--stdin", "--root", project)
@@ -222,3 +249,28 @@ def test_without_a_model_every_verdict_is_the_rule_the_eval_measures() -> None:
     )
     assert decide_offline(close)
     assert judge_verdicts(None, "fatal: peer authentication failed", [close]) == [True]
+
+
+def test_cli_answers_confirm_and_none_in_one_line_and_add_names_the_close_entry(
+    cli: Any, project: Path
+) -> None:
+    memory = project / ".planning/memory"
+    memory.mkdir()
+    (memory / "ERRORS.md").write_text(ERRORS_TEXT)
+    args = ("--engine", "offline", "--root", project)
+    confirm = cli("errors", "match", BAND_QUERY, "--json", *args).json["data"]
+    assert confirm["answer"] == "confirm" and 1 <= confirm["shown"] <= 3
+    shown = [m["id"] for m in confirm["matches"] if m["shown"]]
+    assert shown == [m["id"] for m in confirm["matches"][: confirm["shown"]]]
+    line = cli("errors", "match", BAND_QUERY, *args).stdout.splitlines()[0]
+    assert (
+        line == f"confirm: not sure; check which of {', '.join(shown)} applies before using its fix"
+    )
+    one = cli("errors", "match", BAND_QUERY, "--limit", "1", "--json", *args).json["data"]
+    assert len(one["matches"]) == 1 and one["shown"] == 1
+    none = cli("errors", "match", "Segmentation fault (core dumped) in libfoo", *args)
+    assert none.stdout.splitlines()[0].startswith("none: no stored fix applies")
+    added = cli("errors", "add", "--signature", BAND_QUERY, "--fix", "fix the typo",
+                "--agent", "dev", "--json", *args).json["data"]  # fmt: skip
+    assert added["action"] == "added" and added["close"]["id"] == shown[0]
+    assert len(read_knowledge(ERRORS, memory / "ERRORS.md").records) == 4

@@ -37,6 +37,14 @@ if TYPE_CHECKING:
 # (label, field, format)
 METRICS = [
     ("messages / groups", None, ""),
+    ("fix answers: precision (cause stored)", "answers.fix_precision", ".3f"),
+    ("fix answers: coverage (right fix, cause stored)", "answers.fix_coverage", ".3f"),
+    ("hard negatives answered fix", "answers.hard_negative_fix", ".3f"),
+    ("confirm recall (right fix is the fix or shown)", "answers.confirm_recall", ".3f"),
+    ("retrieval recall (among the 3 sent to a judge)", "answers.retrieval_recall", ".3f"),
+    ("queries answered confirm", "answers.confirm_share", ".3f"),
+    ("hard negatives answered none", "answers.hard_negative_none", ".3f"),
+    ("full coverage below (offline rule, ungated)", None, ""),
     ("fix@1 (first accepted fix is right)", "fix_at_1", ".3f"),
     ("fix@1 ranked / fix@5", None, ""),
     ("pairwise precision", "precision", ".3f"),
@@ -49,6 +57,10 @@ METRICS = [
     ("fix queries sharing no token with their fix (data)", "nothing_shared", ".3f"),
 ]
 GATE_OF = {
+    "answers.fix_precision": "fix_precision",
+    "answers.fix_coverage": "fix_coverage",
+    "answers.hard_negative_fix": "max_hard_negative_fix",
+    "answers.confirm_recall": "confirm_recall",
     "fix_at_1": "fix_at_1",
     "precision": "pairwise_precision",
     "recall": "pairwise_recall",
@@ -64,7 +76,7 @@ def errors_eval_cmd(
     price: PriceOpt = None,
     split: Annotated[
         list[str] | None,
-        typer.Option("--split", help="original, dev or test (repeatable; default: all)."),
+        typer.Option("--split", help="original, dev, dev2, ... (repeatable; default: all)."),
     ] = None,
     fixtures: Annotated[
         Path | None, typer.Option("--fixtures", help="Another labelled set (test gates).")
@@ -109,10 +121,14 @@ def errors_result(
     into the log)."""
     from legion_llm.evals.errors import run_errors_eval
     from legion_llm.memory.gitinfo import head_commit
-    from legion_llm.pipeline.errmatch import PROMPT, judge_verdicts
+    from legion_llm.pipeline.errmatch import PROMPT, judged_answer
 
+    # the engine settles the `confirm` answers (one call each); the full-coverage numbers stay
+    # the offline rule's, so a model run costs one call per confirm, not two per query
     result = run_errors_eval(
-        fixtures, lambda text, matches: judge_verdicts(engine, text, matches), splits=splits
+        fixtures,
+        answerer=lambda text, query, ranked: judged_answer(engine, text, query, ranked),
+        splits=splits,
     )
     extra = log_extra() if log_extra and write_log else {}
     data: dict[str, Any] = {
@@ -121,6 +137,7 @@ def errors_result(
         "model": engine.model,
         "prompt": PROMPT,
         "prompt_sha256": _prompt_hash(PROMPT),
+        "confidence": _confidence_provenance(),
         "git_commit": head_commit(c.root),
         "usage": engine.meter.as_dict(engine.name),
         **extra,
@@ -148,8 +165,12 @@ def _cell(split: Any, label: str, name: str | None, fmt: str) -> str:
     if name is None:
         if label.startswith("messages"):
             return f"{split.messages} / {split.groups}"
+        if label.startswith("full coverage"):
+            return ""
         return f"{split.fix_at_1_ranked:.3f} / {split.fix_at_5:.3f}"
-    value = getattr(split, name)
+    value: Any = split
+    for part in name.split("."):
+        value = getattr(value, part)
     text = str(len(value)) if isinstance(value, list) else format(value, fmt)
     gate = GATE_OF.get(name, "")
     if gate in split.gates:
@@ -165,3 +186,14 @@ def _prompt_hash(name: str) -> str:
     from legion_llm.llm.prompts import load_prompt
 
     return load_prompt(name).sha256
+
+
+def _confidence_provenance() -> dict[str, Any]:
+    """Which calibrated confidence answered: its bands and the sha256 of its data file."""
+    import hashlib
+
+    from legion_llm.memory.signatures.confidence import DATA, model
+
+    fitted = model()
+    digest = hashlib.sha256(DATA.read_bytes()).hexdigest() if DATA.is_file() else None
+    return {"fix_band": fitted.fix, "confirm_band": fitted.confirm, "data_sha256": digest}

@@ -33,13 +33,9 @@ from legion_llm.memory.knowledge.read import (
     parse_knowledge,
 )
 from legion_llm.memory.redact import project_redactor, write_warning
-from legion_llm.memory.signatures.match import (
-    Candidate,
-    Match,
-    SignatureIndex,
-    needs_judge,
-    offline_verdict,
-)
+from legion_llm.memory.signatures.confidence import DEPTH, answered
+from legion_llm.memory.signatures.features import features
+from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import format_id, split_list
@@ -62,6 +58,8 @@ class StoredKnowledge:
     decided_by: str | None = None  # for a duplicate error: exact | fuzzy | offline | claude
     score: float | None = None  # the duplicate's match score
     warnings: list[str] = field(default_factory=list)
+    close: str | None = None  # a stored error in the `confirm` band: not merged, named
+    close_confidence: float | None = None
 
 
 def validate(kind: KnowledgeKind, values: dict[str, str]) -> dict[str, str]:
@@ -93,30 +91,50 @@ def candidates_of(records: list[KnowledgeRecord]) -> list[Candidate]:
 
 
 def offline_decider(signature: str, matches: Sequence[Match]) -> tuple[int | None, str]:
-    """The first match the deterministic rule calls the same root cause."""
-    for position, match in enumerate(matches):
-        same, decided_by = offline_verdict(match)
-        if same:
-            return position, decided_by
-    return None, "none"
+    """The calibrated confidence already said `fix` for the first match: it stands."""
+    return (0, "confidence") if matches else (None, "none")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a new error goes: into a stored entry (its duplicate), or a new entry, naming the
+    close one when the confidence sat in the `confirm` band (never merged there)."""
+
+    duplicate: tuple[KnowledgeRecord, Match, str] | None = None
+    close: tuple[KnowledgeRecord, float] | None = None
+
+
+def place(
+    signature: str, existing: list[KnowledgeRecord], decide: Decide = offline_decider
+) -> Placement:
+    """Only a `fix` answer merges (an exact match at once; otherwise `decide` may still refuse:
+    a model can stop a merge, never force one); a `confirm` stores a new entry and names the
+    close one."""
+    candidates = candidates_of(existing)
+    if not candidates:
+        return Placement()
+    by_id = {r.id: r for r in existing if r.id}
+    ranked = SignatureIndex(candidates).rank(signature, limit=DEPTH)
+    found = answered(features(signature), ranked)
+    if found.answer == "none":
+        return Placement()
+    best = found.matches[0]
+    close = Placement(close=(by_id[best.candidate.key], found.confidence[0]))
+    if found.answer == "confirm":
+        return close
+    if best.exact:
+        return Placement((by_id[best.candidate.key], best, "exact"))
+    position, decided_by = decide(signature, [best])
+    if position is None:
+        return close
+    return Placement((by_id[best.candidate.key], best, decided_by))
 
 
 def find_duplicate(
     signature: str, existing: list[KnowledgeRecord], decide: Decide = offline_decider
 ) -> tuple[KnowledgeRecord, Match, str] | None:
     """The stored error with the same root cause as `signature`, the match, and what decided."""
-    candidates = candidates_of(existing)
-    if not candidates:
-        return None
-    by_id = {r.id: r for r in existing if r.id}
-    ranked = SignatureIndex(candidates).rank(signature, limit=3)
-    if not needs_judge(ranked):  # an exact match, or nothing close: nobody needs to be asked
-        decide = offline_decider
-    position, decided_by = decide(signature, ranked)
-    if position is None:
-        return None
-    match = ranked[position]
-    return by_id[match.candidate.key], match, decided_by
+    return place(signature, existing, decide).duplicate
 
 
 def add_knowledge(
@@ -136,10 +154,12 @@ def add_knowledge(
     with locked(paths.memory_dir, root=paths.root):
         current = read_for_write(kind, path)
         current.warnings.extend(write_warning(redactor, hits, kind.file_name))
+        close = None
         if kind is ERRORS:
-            duplicate = find_duplicate(clean["error_signature"], current.records, decide)
-            if duplicate is not None:
-                return _resolve_duplicate(paths, current, duplicate, clean)
+            placed = place(clean["error_signature"], current.records, decide)
+            if placed.duplicate is not None:
+                return _resolve_duplicate(paths, current, placed.duplicate, clean)
+            close = placed.close
         clean["id"] = format_id(kind.prefix, current.max_id() + 1)
         record = KnowledgeRecord(kind, clean, "table")
         assert current.doc is not None
@@ -147,7 +167,10 @@ def add_knowledge(
         row = encode_row([_cell(clean, c) for c in columns])
         text = append_rows(current.doc, current.table, [row], template=kind.template)
         write_or_fail(path, text, root=paths.root, record_text=row, record=record.to_dict())
-    return StoredKnowledge(record, "added", row, warnings=current.warnings)
+    stored = StoredKnowledge(record, "added", row, warnings=current.warnings)
+    if close is not None:
+        stored.close, stored.close_confidence = close[0].id, close[1]
+    return stored
 
 
 def _cell(values: dict[str, str], column: str) -> str:

@@ -87,6 +87,7 @@ class Features:
     subjects: frozenset[str]
     scale: dict[str, float] = field(default_factory=dict)
     names: frozenset[Discriminator] = frozenset()
+    kind: str = "fallback"  # the salient line's kind: the rule that chose it, or "banner"
 
 
 MAX_TEXT = 64_000  # a pasted log is matched on its first and last 32,000 characters
@@ -194,6 +195,7 @@ def features(text: str) -> Features:
         subjects,
         {t: w for t, w in scale.items() if w < 1.0},
         names,
+        "banner" if weak else found.rule,
     )
 
 

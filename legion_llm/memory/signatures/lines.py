@@ -28,7 +28,7 @@ from legion_llm.memory.signatures.salient_rules import (
     PREFIXED,
     Output,
     candidate,
-    choose,
+    choose_named,
     is_field,
     strip_marker,
 )
@@ -52,7 +52,8 @@ _LINE_NOISE = re.compile(
     r"|\d+\|[\w-]+\s*\|\s?"  # pm2 "0|api  | "
     r"|\[\d{4}-\d\d-\d\d[^\]]*\]\s*(?:\[\d+\]\s*)?"  # "[2024-03-11 09:14:52 +0000] [17]"
     r"|\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\s+"  # "2024/04/18 11:02:47"
-    r"|\$ |\+ )"  # shell prompt / xtrace echo
+    r"|\$ |\+ "  # shell prompt / xtrace echo
+    r"|Request failed due to (?:(?:the )?following (?:response )?errors?:?\s*)?)"  # a wrapper
 )
 _NPM_PREFIX = re.compile(r"^npm (?:ERR!|error)\s?")
 _PROGRAM = re.compile(  # "bash: ", "/bin/sh: 1: ", "./run.sh: line 3: ", "vet: " - who reported it
@@ -177,6 +178,7 @@ class SignatureLines:
     context: list[str]  # the remaining non-empty lines
     cleaned: list[str]  # every line, cleaned (what discriminating names are read from)
     output: list[str]  # the lines as printed, cleaned, without stack frames (the fingerprint's)
+    rule: str = "fallback"  # which rule chose the salient lines (salient_rules.SALIENT_KINDS)
 
 
 _CODE_TOKEN = re.compile(r"\b(?:E[A-Z]{4,14}|ERR_[A-Z0-9_]+|E\d{4}|TS\d{3,5}|[A-Z]{1,3}\d{4,5})\b")
@@ -218,7 +220,7 @@ def signature_lines(text: str) -> SignatureLines:
     lines = [unquote_prose(line) for line in printed]
     located = {i for i, (_, had) in enumerate(cleaned) if had}
     out = Output(lines, located, [_indent(line) for line in raw])
-    chosen = choose(out)
+    rule, chosen = choose_named(out)
     picked: list[int] = []
     for index in chosen:
         more = _continue(out, index) if len(chosen) == 1 else [index]
@@ -230,7 +232,7 @@ def signature_lines(text: str) -> SignatureLines:
             salient.append(message)
     secondary = _secondary(lines, picked, salient)
     context = [line for i, line in enumerate(lines) if line and i not in picked]
-    return SignatureLines(salient, secondary, context, lines, _output(printed))
+    return SignatureLines(salient, secondary, context, lines, _output(printed), rule)
 
 
 def _output(printed: list[str]) -> list[str]:

@@ -17,8 +17,11 @@ names (discriminators.py) and the strong fingerprint.
 - a different discriminating name of the same kind (port 5432 vs 6379, `text/html` vs another
   MIME type, `gcc` vs `node`) scales the score by CONFLICT_FACTOR and is reported as a conflict;
 - the context lines only break ties;
-- `decide_offline` is the deterministic verdict; `needs_judge` says whether a model would be
-  asked (pipeline/errmatch.py sends every candidate from JUDGE_FLOOR up in one call).
+- `decide_offline` is the deterministic full-coverage verdict; `needs_judge` says whether a
+  model would be asked (pipeline/errmatch.py sends every candidate from JUDGE_FLOOR up in one
+  call). What `errors match` answers (fix, confirm or none) comes from the calibrated confidence
+  over these matches instead (confidence.py); the bands above only feed it and the eval's
+  full-coverage numbers.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from legion_llm.memory.signatures.discriminators import agreeing, conflicting
+from legion_llm.memory.signatures.discriminators import agreeing, conflicting, telling
 from legion_llm.memory.signatures.features import (
     Features,
     background_df,
@@ -103,6 +106,8 @@ class Match:
     context: float = 0.0  # similarity of the non-salient lines; breaks ties only
     wording: float = 0.0  # the salient similarity with error codes left out
     agreed: tuple[str, ...] = ()  # telling names (`kind=value`, not weak kinds) both sides carry
+    missing_here: tuple[str, ...] = ()  # deciding names the stored error names, the query not
+    missing_there: tuple[str, ...] = ()  # deciding names the query names, the stored error not
 
 
 def _without(weights: Weights, drop: frozenset[str]) -> Weights:
@@ -262,6 +267,7 @@ class SignatureIndex:
             conflicts = tuple(sorted({*conflicts, *named}))
         score = round(min(1.0, max(0.0, score)), 4)
         context, wording = (round(value, 4) for value in extra)
+        here, there = one_sided_names(feat, self._feats[doc])
         return Match(
             self.candidates[doc],
             score,
@@ -272,7 +278,29 @@ class SignatureIndex:
             context,
             wording,
             agreed,
+            here,
+            there,
         )
+
+
+def _deciding(feat: Features) -> dict[str, set[str]]:
+    """kind -> values of the names that decide a fix: telling names, codes, subjects."""
+    out: dict[str, set[str]] = {}
+    for kind, value in telling(feat.names):
+        out.setdefault(kind, set()).add(value)
+    for name, values in (("code", feat.codes), ("subject", feat.subjects)):
+        if values:
+            out[name] = set(values)
+    return out
+
+
+def one_sided_names(query: Features, stored: Features) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(deciding names of a kind only the stored error names, of a kind only the query names):
+    missing information, neither shared nor in conflict."""
+    mine, theirs = _deciding(query), _deciding(stored)
+    here = sorted(f"{k}={v}" for k in theirs.keys() - mine.keys() for v in theirs[k])
+    there = sorted(f"{k}={v}" for k in mine.keys() - theirs.keys() for v in mine[k])
+    return tuple(here), tuple(there)
 
 
 def order(matches: Sequence[Match]) -> list[Match]:

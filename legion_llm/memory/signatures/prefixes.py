@@ -39,6 +39,8 @@ _ATOM = re.compile(
     r"|::(?:error|warning|notice)(?: [^:\n]*)?::"
     r"|\[(?:STG|APP|RTR|CELL|API)/[\w.]+\] (?:OUT|ERR) "            # Cloud Foundry
     r"|\d+ (?:verbose|silly|timing|error|warn|info|http|notice) "    # npm debug log
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]\s"   # klog: E0418 12:00:00.000000 1 x.go:9]
+    r"|remote:(?: +!)?\s+(?=\S)"                                       # git hosting: remote: !
     r"|[│╷╵┃]\s?"                                                    # terraform / dagger gutters
     r"|[⨯✖✘×❌⚠▲●]\s+"                                              # bullets
     r")"

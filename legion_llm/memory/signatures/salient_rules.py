@@ -18,7 +18,9 @@ from dataclasses import dataclass
 WRAPPER = re.compile(
     r"exit (?:code|status)|non-zero (?:code|exit)|did not complete successfully|"
     r"could not compile|aborting due to|build failed|previous errors?\b|(?:^|: )usage:|"
-    r"^(?:To see the full stack trace|Re-run Maven|For more information)",
+    r"^(?:To see the full stack trace|Re-run Maven|For more information)|"
+    r"^Step \d+/\d+ : |recipe for target \S+ failed|"  # build step banners, make trailers
+    r"^\*{3} \[[^\]]*\] Error \d+$",
     re.IGNORECASE,
 )
 TS = re.compile(r"\berror (TS\d+): ")
@@ -235,11 +237,15 @@ def _keyword(out: Output) -> list[int]:
     return [i for i in found if not FRAME.match(out.lines[i])][:1] or found[:1]
 
 
-# Tried in order; the first that names a line decides.
-RULES: tuple[Rule, ...] = (
-    _npm, _pattern(TS, every=True), _rust, _java, _gradle, _pytest, _python, _exception,
-    _pattern(_GO), _located, _pattern(PREFIXED), _keyword,
+# Tried in order; the first that names a line decides. The name is the salient line's kind (a
+# feature of the calibrated confidence, confidence.py).
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("npm", _npm), ("tsc", _pattern(TS, every=True)), ("rustc", _rust), ("java", _java),
+    ("gradle", _gradle), ("pytest", _pytest), ("python", _python), ("exception", _exception),
+    ("go", _pattern(_GO)), ("located", _located), ("prefixed", _pattern(PREFIXED)),
+    ("keyword", _keyword),
 )  # fmt: skip
+SALIENT_KINDS = (*(name for name, _ in RULES), "fallback")
 
 
 # the fields of a dumped error that say which error it is, most telling first
@@ -277,11 +283,16 @@ def _fallback(out: Output) -> list[int]:
 
 def choose(out: Output) -> list[int]:
     """Indexes of the line(s) that name the error."""
-    for rule in RULES:
+    return choose_named(out)[1]
+
+
+def choose_named(out: Output) -> tuple[str, list[int]]:
+    """(the rule that decided, one of SALIENT_KINDS; the indexes of the line(s) it names)."""
+    for name, rule in RULES:
         chosen = rule(out)
         if chosen:
-            return chosen
-    return _fallback(out)
+            return name, chosen
+    return "fallback", _fallback(out)
 
 
 _TITLE_TAG = re.compile(r"^\[(?:Bug|BUG|Solved|SOLVED|Question|Help|Issue|Fixed|FIXED)\]:?\s*")
