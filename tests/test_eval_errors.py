@@ -126,6 +126,17 @@ def test_gates_with_max_are_upper_bounds() -> None:
     result.gates = {"max_exact_collisions": 0}
     result.exact_collisions = ["a = b"]
     assert result.gate_results() == {"max_exact_collisions": False} and not result.passed
+    result.identical_text = ["a = b"]  # named by the corpus as the very same text: not counted
+    assert result.gate_results() == {"max_exact_collisions": True}
+    result.exact_collisions = ["a = b", "c = d"]
+    assert result.gate_results() == {"max_exact_collisions": False}
+    assert result.as_dict()["unexplained_collisions"] == ["c = d"]
+
+
+def test_named_identical_pairs_are_read_sorted_from_the_definition(tmp_path: Path) -> None:
+    definition = tmp_path / "errors.toml"
+    definition.write_text('[splits.x]\npath = "."\nidentical_text = ["b = a"]\n')
+    assert load_definition(definition).splits["x"].identical_text == ("a = b",)
 
 
 @pytest.fixture(scope="module")

@@ -84,8 +84,7 @@ def add_result(
         data["close"] = {"id": stored.close, "confidence": stored.close_confidence}
         human += f" (close to {stored.close}, not merged: check whether it is the same error)"
     if llm is not None and "usage" in data:
-        human = "
-".join([human, *usage_lines(data["usage"], llm.verbose)])
+        human = "\n".join([human, *usage_lines(data["usage"], llm.verbose)])
     return CommandResult(f"{kind.name} add", data, human, stored.warnings)
 
 

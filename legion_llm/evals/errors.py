@@ -109,6 +109,12 @@ class SplitResult:
     ecosystems: dict[str, dict[str, float]] = field(default_factory=dict)
     gates: dict[str, float] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
+    identical_text: list[str] = field(default_factory=list)  # named pairs: reported, not gated
+
+    @property
+    def unexplained_collisions(self) -> list[str]:
+        """The exact collisions the corpus does not name as the very same text."""
+        return [pair for pair in self.exact_collisions if pair not in self.identical_text]
 
     def gate_results(self) -> dict[str, bool]:
         """Each gate's name -> whether the measured value reaches it (`max_x`: at most)."""
@@ -133,12 +139,17 @@ class SplitResult:
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["unexplained_collisions"] = self.unexplained_collisions
         data["gate_results"] = self.gate_results()
         data["passed"] = self.passed
         return data
 
 
-_GATE_FIELDS = {"pairwise_precision": "precision", "pairwise_recall": "recall"}
+_GATE_FIELDS = {
+    "pairwise_precision": "precision",
+    "pairwise_recall": "recall",
+    "exact_collisions": "unexplained_collisions",
+}
 
 
 def offline_judge(text: str, matches: Sequence[Match]) -> list[bool]:
@@ -408,5 +419,6 @@ def run_errors_eval(
         spec = loaded.splits[name]
         result = run_split(name, load_dataset(spec.path, spec.split), judge, answerer)
         result.gates = gates.get(name, {})
+        result.identical_text = list(spec.identical_text)
         results.append(result)
     return ErrorsEvalResult(results)

@@ -153,7 +153,7 @@ def test_help_shows_no_bool_after_a_flag(
 
 @pytest.mark.parametrize(
     ("args", "explained"),
-    [(["errors", "match"], ["exact", "fuzzy", "claude", "offline"]),
+    [(["errors", "match"], ["confidence", "score", "shown", "fix", "confirm", "none"]),
      (["outcomes", "recall"], ["Imp.", "Score"]), (["briefing"], ["Score"])],
 )  # fmt: skip
 def test_the_labels_a_table_shows_are_explained_in_help(

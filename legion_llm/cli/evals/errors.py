@@ -52,6 +52,7 @@ METRICS = [
     ("grouping accuracy", "grouping_accuracy", ".3f"),
     ("hard negatives given a look-alike's fix", "hard_negative_false_fix", ".3f"),
     ("exact-fingerprint collisions", "exact_collisions", ""),
+    ("  of them not named as identical text", "unexplained_collisions", ""),
     ("queries that would call a model", "model_share", ".3f"),
     ("hard negatives with a look-alike's very line (data)", "same_as_lookalike", ".3f"),
     ("fix queries sharing no token with their fix (data)", "nothing_shared", ".3f"),
@@ -65,7 +66,7 @@ GATE_OF = {
     "precision": "pairwise_precision",
     "recall": "pairwise_recall",
     "hard_negative_false_fix": "max_hard_negative_false_fix",
-    "exact_collisions": "max_exact_collisions",
+    "unexplained_collisions": "max_exact_collisions",
 }
 
 
