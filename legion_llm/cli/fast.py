@@ -13,7 +13,7 @@ same bytes (tests/cli/test_fast_path.py runs cases through both, and checks each
 against its typer command's type, default and bound).
 
 The targets of `outcomes recall`, `briefing`, `mcp` and the plugin's `hook session-start` and
-`hook stop` (cli/hook.py: they read their input on stdin and take no option) import no typer; the
+`hook stop` (cli/hook.py: they read their input on stdin) import no typer; the
 typer commands call them. `compact` calls its typer command function directly (typer is
 imported for its declarations, but no app is built and no value goes through typer).
 """
@@ -84,8 +84,8 @@ COMMANDS = (
         arguments=("phase",),
     ),
     FastCommand(("mcp",), COMMON, "legion_llm.cli.fast:mcp"),
-    FastCommand(("hook", "session-start"), (), "legion_llm.cli.hook:session_start_cmd"),
-    FastCommand(("hook", "stop"), (), "legion_llm.cli.hook:stop_cmd"),
+    FastCommand(("hook", "session-start"), COMMON, "legion_llm.cli.hook:session_start_cmd"),
+    FastCommand(("hook", "stop"), COMMON, "legion_llm.cli.hook:stop_cmd"),
 )
 
 

@@ -17,8 +17,8 @@ JSON's `cwd` (else the folder they run in) and do nothing, silently, outside a p
 A hook never fails the session: whatever happens (unreadable JSON, a broken memory file, a bug)
 it exits 0, prints no traceback and never blocks (no `"decision": "block"`); a memory file it
 cannot read becomes one line of the context. Nothing here imports typer, the pipeline or the LLM
-layer: cli/fast.py answers both commands, and the typer sub-app (`app`, for --help) is built
-only when typer answers.
+layer: cli/fast.py answers both commands; their typer declarations (for --help, and any command
+line the fast path leaves to typer) are in cli/hook_app.py.
 """
 
 from __future__ import annotations
@@ -190,18 +190,19 @@ def stop_message(root: Path) -> str | None:
 # ---------------------------------------------------------------- the commands
 
 
-def session_start_cmd() -> int:
+def session_start_cmd(root: Path | None = None, today: str | None = None,
+                      json_: bool = False) -> int:  # fmt: skip
     """`legion-llm hook session-start`: the briefing and learnings as SessionStart context."""
-    return _answer(lambda root: _session_output(root))
+    return _answer(root, today, lambda found, day: _session_output(found, day))
 
 
-def stop_cmd() -> int:
+def stop_cmd(root: Path | None = None, today: str | None = None, json_: bool = False) -> int:
     """`legion-llm hook stop`: one line naming the phases to compact, or nothing."""
-    return _answer(lambda root: _stop_output(root))
+    return _answer(root, today, lambda found, _: _stop_output(found))
 
 
-def _session_output(root: Path) -> dict[str, Any] | None:
-    context = session_context(root, date.today())
+def _session_output(root: Path, today: date) -> dict[str, Any] | None:
+    context = session_context(root, today)
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
 
 
@@ -210,22 +211,30 @@ def _stop_output(root: Path) -> dict[str, Any] | None:
     return None if message is None else {"systemMessage": message}
 
 
-def _answer(make: Callable[[Path], dict[str, Any] | None]) -> int:
-    """Read the payload, find the project, print what `make` answers as one JSON line: exit 0
-    whatever happens (LEGION_LLM_DEBUG=1 lets a bug's traceback through, for debugging)."""
+def _answer(
+    root: Path | None, today: str | None, make: Callable[[Path, date], dict[str, Any] | None]
+) -> int:
+    """Read the payload, find the project (from --root when given, else the payload's cwd),
+    print what `make` answers as one JSON line. Exit 0 whatever happens: a failure is one line
+    on stderr, which Claude Code shows only in its debug output (LEGION_LLM_DEBUG=1 lets a
+    bug's traceback through)."""
     try:
         payload = read_payload()
         if payload.get("stop_hook_active") is True:
             return 0  # Claude is already continuing because of a Stop hook: say nothing more
-        root = project_root(payload)
-        if root is None:
+        found = project_root({**payload, "cwd": str(root)} if root is not None else payload)
+        if found is None:
             return 0
-        output = make(root)
+        from legion_llm.cli.result import parse_today
+
+        output = make(found, parse_today(today))
         if output is not None:
             print(json.dumps(_scrubbed(output)), flush=True)
-    except Exception:
+    except Exception as exc:
         if os.environ.get("LEGION_LLM_DEBUG"):
             raise
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        print(f"legion-llm hook: {_one_line(str(message))}", file=sys.stderr, flush=True)
     return 0
 
 
@@ -238,31 +247,3 @@ def _scrubbed(output: dict[str, Any]) -> Any:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def __getattr__(name: str) -> Any:
-    """`app`: the typer sub-app (`legion-llm hook --help`), built only when typer answers."""
-    if name == "app":
-        return _typer_app()
-    raise AttributeError(name)
-
-
-def _typer_app() -> Any:
-    import typer
-
-    app = typer.Typer(
-        no_args_is_help=True,
-        help="The Claude Code plugin's hooks: each reads the hook JSON on stdin and exits 0.",
-    )
-
-    @app.command("session-start")
-    def session_start() -> None:
-        """SessionStart: the memory briefing and the mission learnings as added context."""
-        raise typer.Exit(session_start_cmd())
-
-    @app.command("stop")
-    def stop() -> None:
-        """Stop: one line naming complete phases not compacted yet; silent when none."""
-        raise typer.Exit(stop_cmd())
-
-    return app

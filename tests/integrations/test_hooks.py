@@ -288,10 +288,40 @@ def test_both_hooks_are_answered_by_the_fast_path_and_typer_alike(
             assert run(["hook", event], fast=use_fast) == 0
             outputs.append(capsys.readouterr().out)
         assert outputs[0] == outputs[1] != ""
-        assert fast.spec_of(("hook", event)) == {}  # a fast command, with no option
+        assert set(fast.spec_of(("hook", event)) or {}) == {"root", "today", "json_"}
 
 
 def test_hook_help_lists_both_hooks(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["hook", "--help"]) == 0
     shown = capsys.readouterr().out
     assert "session-start" in shown and "stop" in shown
+
+
+def test_root_overrides_the_payloads_cwd_and_today_dates_the_briefing(
+    demo: Path, tmp_path: Path
+) -> None:
+    elsewhere = json.dumps(stop_payload(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "legion_llm", "hook", "stop", "--root", str(demo), "--json"],
+        input=elsewhere, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert "Phase 3 (FX rates)" in json.loads(done.stdout)["systemMessage"]
+    contexts = []
+    for today in ("2026-06-15", "2031-01-01"):
+        args = ["hook", "session-start", "--root", str(demo), "--today", today]
+        done = subprocess.run([sys.executable, "-m", "legion_llm", *args], input="",
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        contexts.append(context_of(done))
+    assert contexts[0] != contexts[1]  # the recency of the recent outcomes moved with the date
+
+
+def test_a_bad_option_value_is_one_line_on_stderr_and_still_exit_0(demo: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "legion_llm", "hook", "session-start", "--today", "someday"],
+        input=json.dumps(session_start_payload(demo)), capture_output=True, text=True,
+        cwd=demo, timeout=60,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == (
+        "legion-llm hook: --today must be a date like 2026-03-01, not 'someday'\n"
+    )
