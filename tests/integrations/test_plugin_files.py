@@ -177,3 +177,13 @@ def test_a_broken_plugin_copy_fails_in_words(tmp_path: Path) -> None:
                           text=True, env=env, timeout=60)  # fmt: skip
     assert hook.returncode == 0 and hook.stdout == ""
     assert not (tmp_path / "data").exists()
+
+
+def test_the_sdist_skips_the_plugins_links_without_entering_them() -> None:
+    """Hatch follows links and walks each real folder once: were source/ entered, the package
+    would be stored under it and be missing at the top of the sdist (and of a wheel built from
+    it). Measured with hatchling 1.33: without these two settings the sdist lacks legion_llm/."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+    sdist = project["tool"]["hatch"]["build"]["targets"]["sdist"]
+    assert "/integrations/claude-code/source" in sdist["exclude"]
+    assert sdist["skip-excluded-dirs"] is True
