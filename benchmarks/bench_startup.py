@@ -1,7 +1,7 @@
 """The costs every call pays (issue 24), each timed against a bare interpreter in the same run.
 
     .venv/bin/python benchmarks/bench_startup.py [--runs N] [--phases N] [--phase-runs N]
-                                                 [--gsd PATH]
+                                                 [--gsd PATH] [--plugin-data DIR]
 
 Every case is a whole process of the real `legion-llm` console script, as a user or a hook runs
 it, alternated with a bare `python -c pass` of the same interpreter (A B A B ...): the ratio is
@@ -18,8 +18,11 @@ untimed first, as every later call finds the cache filled (the cold figures are 
 - `outcomes recall --json` on 200 and 100,000 records: at most 10x and 40x the bare interpreter.
 - `legion-llm mcp` until the answer to `initialize` arrives: at most 0.4 s (and the first start,
   with an empty cache, for information).
-- the plugin's hooks, `hook session-start` and `hook stop`, on the demo project and on 100,000
-  records: at most 0.5 s and 2 s; skipped, saying so, when this checkout has no `hook` command.
+- the plugin's hooks, `hook session-start` and `hook stop`, with the payload Claude Code sends,
+  on the demo project and on the demo project with 100,000 outcome records: at most 0.5 s and
+  2 s; skipped, saying so, when this checkout has no `hook` command. With --plugin-data DIR (a
+  CLAUDE_PLUGIN_DATA where integrations/claude-code/bin/legion-llm has built its venv) they are
+  timed through that launcher too, as Claude Code runs them.
 - `briefing --json` on 100,000 records, for information.
 
 Exit status 1 when a goal is missed.
@@ -127,6 +130,14 @@ def until_answered(root: Path, env: dict[str, str], method: str) -> Callable[[],
     return run
 
 
+def hook_process(command: list[str], event: str, root: Path, env: dict[str, str]) -> Process:
+    """A plugin hook as Claude Code runs it: the payload on stdin, the project as cwd."""
+    name = {"session-start": "SessionStart", "stop": "Stop"}[event]
+    payload = json.dumps({"session_id": "bench", "transcript_path": str(root / "t.jsonl"),
+                          "cwd": str(root), "hook_event_name": name})  # fmt: skip
+    return Process([*command, "hook", event], env, payload, cwd=root)
+
+
 def real_phases(copy: Path, limit: int | None) -> list[tuple[Path, Path]]:
     """(project, phase folder) of every real phase that has plan summaries, in the copy."""
     found = []
@@ -194,6 +205,9 @@ def main() -> int:
     parser.add_argument("--phases", type=int, default=None, help="only the first N real phases")
     parser.add_argument("--phase-runs", type=int, default=1, help="pairs per real phase")
     parser.add_argument("--gsd", default=None, help="path to GSD's gsd-tools.cjs")
+    parser.add_argument("--plugin-data", type=Path, default=None,
+                        help="a CLAUDE_PLUGIN_DATA where bin/legion-llm has built its venv: "
+                        "the hooks are timed through the launcher too")  # fmt: skip
     args = parser.parse_args()
     missed: list[str] = []
     with tempfile.TemporaryDirectory() as name:
@@ -240,15 +254,21 @@ def main() -> int:
             print("| hook session-start / hook stop | skipped: this checkout has no "
                   "`legion-llm hook` command (the plugin issue builds it) | | |")  # fmt: skip
         else:
+            crowded = tmp / "demo-100k"  # the demo project (phases, learnings) with 100,000 records
+            shutil.copytree(DEMO, crowded)
+            shutil.copy(large / ".planning/memory/OUTCOMES.md", crowded / ".planning/memory")
+            hooks = [("demo project", demo, 0.5), ("demo project, 100,000 records", crowded, 2.0)]
             for event in ("session-start", "stop"):
-                for where, root, limit in (
-                    ("demo project", demo, 0.5),
-                    ("100,000 records", large, 2.0),
-                ):
-                    payload = json.dumps({"hook_event_name": event, "cwd": str(root),
-                                          "session_id": "bench"})  # fmt: skip
-                    hook = Process([str(SCRIPT), "hook", event], env, payload, cwd=root)
+                for where, root, limit in hooks:
+                    hook = hook_process([str(SCRIPT)], event, root, env)
                     row(f"hook {event}, {where}", hook, limit, "seconds")
+            if args.plugin_data:  # as Claude Code runs them: through the plugin's launcher
+                launcher = [str(REPO / "integrations/claude-code/bin/legion-llm")]
+                plugin_env = {**env, "CLAUDE_PLUGIN_DATA": str(args.plugin_data)}
+                for event in ("session-start", "stop"):
+                    for where, root, limit in hooks:
+                        hook = hook_process(launcher, event, root, plugin_env)
+                        row(f"hook {event} via bin/legion-llm, {where}", hook, limit, "seconds")
         missed += compaction(env, tmp, args)
     print("\ngoals: " + ("all met" if not missed else "MISSED: " + ", ".join(missed)))
     return 1 if missed else 0

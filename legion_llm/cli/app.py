@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "batch": ("legion_llm.cli.batch", "app", True),
     "llm": ("legion_llm.cli.llm", "app", True),
     "mcp": ("legion_llm.mcp.command", "mcp_cmd", False),
+    "hook": ("legion_llm.cli.hook_app", "app", True),
     "demo": ("legion_llm.cli.typer_app", "demo", False),
 }
 

@@ -12,7 +12,8 @@ A command parsed here runs the same function its typer command runs, so both pat
 same bytes (tests/cli/test_fast_path.py runs cases through both, and checks each listed option
 against its typer command's type, default and bound).
 
-The targets of `outcomes recall`, `briefing` and `mcp` (and their modules) import no typer; the
+The targets of `outcomes recall`, `briefing`, `mcp` and the plugin's `hook session-start` and
+`hook stop` (cli/hook.py: they read their input on stdin) import no typer; the
 typer commands call them. `compact` calls its typer command function directly (typer is
 imported for its declarations, but no app is built and no value goes through typer).
 """
@@ -84,6 +85,8 @@ COMMANDS = (
         arguments=("phase",),
     ),
     FastCommand(("mcp",), COMMON, "legion_llm.cli.fast:mcp"),
+    FastCommand(("hook", "session-start"), COMMON, "legion_llm.cli.hook:session_start_cmd"),
+    FastCommand(("hook", "stop"), COMMON, "legion_llm.cli.hook:stop_cmd"),
 )
 
 

@@ -1,0 +1,151 @@
+"""The plugin through the real Claude Code CLI (npm, in a temp prefix: the fixture of
+tests/llm/test_claude_code_real.py, skipped without npm or the registry).
+
+HOME and CLAUDE_CONFIG_DIR are temp folders, so the user's ~/.claude is never read or touched;
+non-essential traffic is off and the API host is a loopback fake, so nothing leaves the machine.
+`claude plugin marketplace add` takes this checkout, `claude plugin install legion-llm@legion-llm`
+copies the plugin into the temp config's cache, and `claude plugin details` lists what it brings.
+The slow test then runs the launcher from that installed copy (one venv build, about a minute),
+and a real session: the MCP server connects and the SessionStart context reaches the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, REPO
+from tests.fakes import FakeMessagesAPI, Reply
+from tests.llm.test_claude_code_real import real_claude
+
+pytestmark = [pytest.mark.real_claude_cli, pytest.mark.slow]
+PLUGIN = REPO / "integrations" / "claude-code"
+__all__ = ["real_claude"]  # the session fixture: one npm install for both modules' tests
+
+
+def claude_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "ANTHROPIC_"))}
+    return {
+        **env, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", **extra,
+    }  # fmt: skip
+
+
+def claude(cli: Path, env: dict[str, str], *args: str, cwd: Path | None = None) -> str:
+    done = subprocess.run([str(cli), *args], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=180)  # fmt: skip
+    assert done.returncode == 0, f"claude {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture
+def installed(real_claude: Path, tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], Path]]:
+    """The plugin installed from this checkout into a temp config: (cli, env, install path)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = claude_env(home)
+    claude(real_claude, env, "plugin", "marketplace", "add", str(REPO))
+    claude(real_claude, env, "plugin", "install", "legion-llm@legion-llm")
+    registry = json.loads((home / ".claude/plugins/installed_plugins.json").read_text("utf-8"))
+    (entry,) = registry["plugins"]["legion-llm@legion-llm"]
+    yield real_claude, env, Path(entry["installPath"])
+
+
+def test_the_manifests_validate_strictly(real_claude: Path, tmp_path: Path) -> None:
+    env = claude_env(tmp_path)
+    assert "Validation passed" in claude(
+        real_claude, env, "plugin", "validate", "--strict", str(REPO)
+    )
+    shown = claude(real_claude, env, "plugin", "validate", "--strict", str(PLUGIN))
+    assert "Validation passed" in shown
+
+
+def test_install_brings_the_skills_the_hooks_and_the_mcp_server(
+    installed: tuple[Path, dict[str, str], Path],
+) -> None:
+    cli, env, _ = installed
+    shown = claude(cli, env, "plugin", "details", "legion-llm@legion-llm")
+    skills = sorted(p.name for p in (PLUGIN / "skills").iterdir() if (p / "SKILL.md").is_file())
+    events = list(json.loads((PLUGIN / "hooks/hooks.json").read_text("utf-8"))["hooks"])
+    servers = list(json.loads((PLUGIN / ".mcp.json").read_text("utf-8"))["mcpServers"])
+    rows = dict(re.findall(r"(?m)^\s*((?:Skills|Hooks|MCP servers) \(\d+\))\s+(.*)$", shown))
+    assert rows[f"Skills ({len(skills)})"].split(", ") == skills
+    assert rows[f"Hooks ({len(events)})"].startswith(", ".join(events))
+    assert rows[f"MCP servers ({len(servers)})"].split()[0] == servers[0]
+    listed = claude(cli, env, "plugin", "list")
+    assert "legion-llm@legion-llm" in listed
+
+
+def test_the_installed_copy_holds_the_source_itself(
+    installed: tuple[Path, dict[str, str], Path],
+) -> None:
+    _, _, copy = installed
+    source = copy / "source"
+    assert not (source / "pyproject.toml").is_symlink()  # the cache copied what the link names
+    assert (source / "pyproject.toml").read_bytes() == (REPO / "pyproject.toml").read_bytes()
+    hook = source / "legion_llm" / "cli" / "hook.py"
+    assert hook.read_bytes() == (REPO / "legion_llm/cli/hook.py").read_bytes()
+    assert os.access(copy / "bin" / "legion-llm", os.X_OK)
+
+
+def test_uninstall_removes_the_plugin(installed: tuple[Path, dict[str, str], Path]) -> None:
+    cli, env, _ = installed
+    claude(cli, env, "plugin", "uninstall", "legion-llm@legion-llm")
+    assert "legion-llm@legion-llm" not in claude(cli, env, "plugin", "list")
+
+
+def snapshot(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
+
+
+def test_the_installed_launcher_builds_once_and_a_real_session_uses_the_plugin(
+    installed: tuple[Path, dict[str, str], Path], tmp_path: Path
+) -> None:
+    cli, env, copy = installed
+    data = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "data" / "legion-llm-legion-llm"
+    launcher = copy / "bin" / "legion-llm"
+    before = snapshot(copy)
+    project = tmp_path / "project"
+    _copy_demo(project)
+    run_env = {**env, "CLAUDE_PLUGIN_DATA": str(data), "LEGION_LLM_INSTALL_TIMEOUT": "600"}
+    first = subprocess.run([str(launcher), "briefing", "--json"], capture_output=True, text=True,
+                           env=run_env, cwd=project, timeout=700)  # fmt: skip
+    assert first.returncode == 0, first.stderr + (data / "install.log").read_text("utf-8")
+    assert json.loads(first.stdout)["ok"] is True  # stdout is the command's alone
+    assert "installing legion-llm" in first.stderr  # the install spoke on stderr
+    assert snapshot(copy) == before  # nothing written into the plugin
+    (venv,) = data.glob("venv-*")
+    stamp = (venv / ".installed").stat().st_mtime_ns
+    again = subprocess.run([str(launcher), "hook", "stop"], input=json.dumps({"cwd": str(project)}),
+                           capture_output=True, text=True, env=run_env, timeout=60)  # fmt: skip
+    assert again.returncode == 0 and "Phase 3" in json.loads(again.stdout)["systemMessage"]
+    assert again.stderr == "" and (venv / ".installed").stat().st_mtime_ns == stamp  # no reinstall
+
+    health = claude(cli, env, "mcp", "list", cwd=project)
+    assert "plugin:legion-llm:legion-llm" in health and "Connected" in health
+
+    with FakeMessagesAPI() as api:
+        api.responder = lambda request: Reply.text("ok")
+        session_env = {**env, "ANTHROPIC_BASE_URL": api.base_url,
+                       "CLAUDE_CODE_OAUTH_TOKEN": "oauth-dummy-token-for-tests"}  # fmt: skip
+        claude(cli, session_env, "-p", "hello", "--max-turns", "1", "--debug", cwd=project)
+        sent = json.dumps([call.body for call in api.calls()])
+    assert "legion-llm memory briefing" in sent  # the SessionStart context reached the model
+    assert "Project Learnings" in sent
+    debug = (Path(env["CLAUDE_CONFIG_DIR"]) / "debug" / "latest").read_text("utf-8")
+    assert "Plugin loading errors" not in debug and "[ERROR]" not in debug
+    assert 'MCP server "plugin:legion-llm:legion-llm": Successfully connected' in debug
+    assert '{"systemMessage": "legion-llm: Phase 3 (FX rates) is complete' in debug  # Stop ran
+
+
+def _copy_demo(target: Path) -> None:
+    import shutil
+
+    shutil.copytree(FIXTURES / "demo-project", target)
