@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from legion_llm import __version__
 from legion_llm.cli import fast
 from tests.conftest import REPO
 
 PLUGIN = REPO / "integrations" / "claude-code"
 LAUNCHER = PLUGIN / "bin" / "legion-llm"
-VERSION = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+VERSION = __version__  # pyproject.toml reads it from legion_llm/__init__.py, as the launcher does
 EVENTS = {"SessionStart": "session-start", "Stop": "stop"}
 
 
