@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,6 +110,7 @@ def test_the_installed_launcher_builds_once_and_a_real_session_uses_the_plugin(
     installed: tuple[Path, dict[str, str], Path], tmp_path: Path
 ) -> None:
     cli, env, copy = installed
+    env = {**env, **offline_pip()}  # the venv built below sees its dependencies only so
     data = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "data" / "legion-llm-legion-llm"
     launcher = copy / "bin" / "legion-llm"
     before = snapshot(copy)
@@ -143,6 +145,14 @@ def test_the_installed_launcher_builds_once_and_a_real_session_uses_the_plugin(
     assert "Plugin loading errors" not in debug and "[ERROR]" not in debug
     assert 'MCP server "plugin:legion-llm:legion-llm": Successfully connected' in debug
     assert '{"systemMessage": "legion-llm: Phase 3 (FX rates) is complete' in debug  # Stop ran
+
+
+def offline_pip() -> dict[str, str]:
+    """The launcher's pip with no network: the dependencies (and hatchling, to build the
+    source) are this test interpreter's, seen through PYTHONPATH, and pip may not use an index.
+    The launcher's venv still gets its own non-editable legion-llm built from the plugin copy."""
+    site = sysconfig.get_paths()["purelib"]
+    return {"PYTHONPATH": site, "PIP_NO_INDEX": "1", "PIP_NO_BUILD_ISOLATION": "0"}
 
 
 def _copy_demo(target: Path) -> None:
