@@ -186,21 +186,15 @@ def distill_patterns(demo: Demo) -> None:
 
 
 def match_new_error(demo: Demo) -> None:
-    from legion_llm.pipeline.errmatch import match_error
+    from legion_llm.cli.errors import answer_line
+    from legion_llm.pipeline.errmatch import answer_error
 
-    _step(6, "A new error: is there a known fix?")
+    _step(6, "A new error: is there a known fix? (fix, confirm or none)")
     _say(f"error: {NEW_ERROR.splitlines()[-2]}")
     known = read_knowledge(ERRORS, demo.paths.errors).records
-    judged = [j for j in match_error(known, NEW_ERROR, demo.session.engine, 3) if j.same]
-    if not judged:
-        _say("no known fix: investigate from scratch")
-    for item in judged[:1]:
-        match = item.match
-        _say(
-            f"same root cause as {match.candidate.key} (score {match.score:.2f}, decided by "
-            f"{item.decided_by})"
-        )
-        _say(f"known fix: {match.candidate.fix}")
+    found = answer_error(known, NEW_ERROR, demo.session.engine, 3)
+    matches = [found.match_dict(i) for i in range(len(found.matches))]
+    _say(answer_line({"answer": found.answer, "shown": found.shown, "matches": matches}))
 
 
 def extract_and_load(demo: Demo) -> None:

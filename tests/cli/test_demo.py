@@ -65,7 +65,7 @@ def test_demo_runs_every_step_offline_on_a_copy(tmp_path: Path) -> None:
     assert "wrote P-001" in out
 
     # 6 the new error matched the known fix, and nothing was written for it
-    assert "same root cause as E-001" in out
+    assert "fix: E-001 applies (confidence " in out  # the sure answer, with its confidence
     assert len(read_knowledge(ERRORS, memory / "ERRORS.md").records) == 3
 
     # 7 learnings extracted from the mission and loaded for the next goal
