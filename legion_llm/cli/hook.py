@@ -239,10 +239,13 @@ def _answer(
 
 
 def _scrubbed(output: dict[str, Any]) -> Any:
-    """No configured key in what a hook hands Claude Code (memory files are stored redacted)."""
+    """What a hook hands Claude Code goes to a model: the one redaction step every request
+    passes (a memory file edited by hand, or a cloned repository's, may hold a secret the store
+    would have redacted), and no configured key."""
     from legion_llm.llm.scrub import scrub_data
+    from legion_llm.memory.redact import redacted_data
 
-    return scrub_data(output)
+    return scrub_data(redacted_data(output))
 
 
 def _one_line(text: str) -> str:

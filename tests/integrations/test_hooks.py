@@ -118,6 +118,20 @@ def test_session_start_loads_the_learnings_whose_tags_state_md_names(demo: Path)
     )
 
 
+def test_a_secret_in_a_memory_file_never_reaches_the_session(demo: Path) -> None:
+    """A hand-edited learning holding a token: the context carries the marker, not the token."""
+    token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+    (demo / ".mission-control" / "memory" / "leaked.md").write_text(
+        "---\ntags: [deploy]\nsource: manual\nextractedAt: 2026-06-01\n"
+        "confidence: high\ncategory: gotcha\n---\n# Never push with the old deploy token\n\n"
+        f"It was {token} and it is revoked.\n",
+        encoding="utf-8",
+    )
+    context = context_of(run_hook("session-start", json.dumps(session_start_payload(demo)), demo))
+    assert "Never push with the old deploy token" in context  # the gotcha arrived
+    assert token not in context and "[REDACTED:github-token]" in context
+
+
 def test_session_start_stays_short_on_a_large_memory(demo: Path) -> None:
     memory = demo / ".mission-control" / "memory"
     for i in range(40):
