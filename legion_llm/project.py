@@ -11,13 +11,23 @@ PLANNING = ".planning"
 MISSION_CONTROL = ".mission-control"
 
 
+def _nearest(here: Path, markers: tuple[str, ...]) -> Path | None:
+    """The nearest folder at or above `here` (resolved) holding one of the `markers` folders."""
+    for folder in (here, *here.parents):
+        if any((folder / marker).is_dir() for marker in markers):
+            return folder
+    return None
+
+
 def find_root(start: Path | None = None) -> Path:
     """Nearest folder upward from `start` holding `.planning/` (or `.mission-control/`), else `start`."""
     here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / PLANNING).is_dir() or (folder / MISSION_CONTROL).is_dir():
-            return folder
-    return here
+    return _nearest(here, (PLANNING, MISSION_CONTROL)) or here
+
+
+def planning_root(start: Path | None = None) -> Path | None:
+    """Nearest folder upward from `start` holding `.planning/`; None outside such a project."""
+    return _nearest((start or Path.cwd()).resolve(), (PLANNING,))
 
 
 def resolve_root(root: Path | None) -> Path:

@@ -56,16 +56,13 @@ def read_payload(stream: Any = None) -> dict[str, Any]:
 def project_root(payload: dict[str, Any]) -> Path | None:
     """The nearest folder at or above the payload's cwd (else this process's) holding
     `.planning/`; None outside such a project."""
+    from legion_llm.project import planning_root
+
     cwd = payload.get("cwd")
     try:
-        start = Path(cwd) if isinstance(cwd, str) and cwd else Path.cwd()
-        here = start.resolve()
-        for folder in (here, *here.parents):
-            if (folder / ".planning").is_dir():
-                return folder
+        return planning_root(Path(cwd) if isinstance(cwd, str) and cwd else None)
     except (OSError, RuntimeError, ValueError):
         return None
-    return None
 
 
 # ---------------------------------------------------------------- SessionStart
