@@ -203,11 +203,7 @@ def answer_error(
     if not candidates or not error_text.strip():
         return ErrorAnswer("none", [], [], 0, "confidence")
     ranked = SignatureIndex(candidates).rank(error_text, limit=max(limit, DEPTH))
-    found = answered(features(error_text), ranked)
-    decided_by = "exact" if found.answer == "fix" and found.matches[0].exact else "confidence"
-    result = ErrorAnswer(found.answer, found.matches, found.confidence, found.shown, decided_by)
-    if found.answer == "confirm" and engine is not None and engine.name != "offline":
-        result = _judge_confirm(engine, error_text, result)
+    result = _settled(engine, error_text, answered(features(error_text), ranked))
     result.matches, result.confidence = result.matches[:limit], result.confidence[:limit]
     result.shown = min(result.shown, limit)
     return result
@@ -246,12 +242,18 @@ def judged_answer(
 ) -> Answered:
     """The eval's answerer (evals/errors.py `Answerer`): the confidence's answer, and with a
     model engine a `confirm` settled by one call, exactly as `answer_error` does."""
-    found = answered(query, ranked)
-    if found.answer != "confirm" or engine is None or engine.name == "offline":
-        return found
-    start = ErrorAnswer(found.answer, found.matches, found.confidence, found.shown, "confidence")
-    judged = _judge_confirm(engine, error_text, start)
-    return Answered(judged.answer, judged.matches, judged.confidence, judged.shown)
+    settled = _settled(engine, error_text, answered(query, ranked))
+    return Answered(settled.answer, settled.matches, settled.confidence, settled.shown)
+
+
+def _settled(engine: Engine | None, error_text: str, found: Answered) -> ErrorAnswer:
+    """The confidence's answer, with a `confirm` settled by one call when a model engine is
+    there (answer_error and the eval's answerer both end here)."""
+    decided_by = "exact" if found.answer == "fix" and found.matches[0].exact else "confidence"
+    result = ErrorAnswer(found.answer, found.matches, found.confidence, found.shown, decided_by)
+    if found.answer == "confirm" and engine is not None and engine.name != "offline":
+        result = _judge_confirm(engine, error_text, result)
+    return result
 
 
 def confirm_to_judge(
