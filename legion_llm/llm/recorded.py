@@ -24,7 +24,6 @@ from pydantic import BaseModel
 from legion_llm.errors import LegionError
 from legion_llm.llm.budget import Usage
 from legion_llm.llm.engine import Answer, Engine, EngineBase, Request
-from legion_llm.memory.files import atomic_write
 
 T = TypeVar("T", bound=BaseModel)
 FORMAT = 1
@@ -99,8 +98,7 @@ class RecordedEngine(EngineBase):
         """Write the recording (sorted by hash: the same answers give the same file)."""
         rows = [json.dumps(self.entries[k], sort_keys=True) for k in sorted(self.entries)]
         header = json.dumps({"format": FORMAT, "entries": len(rows)})
-        text = "\n".join([header, *rows]) + "\n"
-        atomic_write(self.path, text, root=self.path.parent)  # never a half-written recording
+        self.path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
         return self.path
 
 
