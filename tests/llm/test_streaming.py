@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -90,6 +91,23 @@ def test_a_hang_up_mid_stream_is_retried(fake_api: FakeMessagesAPI, on_fake: Mak
     assert len(fake_api.calls()) == 2
 
 
+def test_a_stream_that_keeps_breaking_off_is_reported_as_that_in_the_fallback_notice(
+    fake_api: FakeMessagesAPI, on_fake: Make, collected: Notices
+) -> None:
+    # not "could not connect": the API answered, then the connection dropped mid-answer
+    hang_up = Reply.answer(GOOD, stall_after=3, then="close")
+    fake_api.enqueue(hang_up, hang_up)
+    answer = ask(on_fake("auto", stall_timeout_s=0.25, max_attempts=2))
+    assert answer.engine == "offline" and len(fake_api.calls()) == 2
+    [notice] = collected.messages
+    assert re.search(
+        r"answer broke off \(the connection dropped after \d+ characters? of the answer\) "
+        r"after 2 attempts",
+        notice,
+    ), notice
+    assert "could not connect" not in notice
+
+
 def test_a_200_that_is_not_an_event_stream_is_one_clear_failure(
     fake_api: FakeMessagesAPI, on_fake: Make, collected: Notices
 ) -> None:
@@ -130,7 +148,9 @@ def test_retries_of_a_stream_that_broke_off_stay_inside_the_cap(
     cap = 0.0012
     engine = on_fake(max_cost_usd=cap, max_attempts=4, **QUICK)
     with pytest.raises(
-        LLMUnavailableError, match=r"broke off .*after 1 attempt \(a retry could pass --max-cost"
+        LLMUnavailableError,
+        match=r"answer broke off \(the connection dropped after \d+ characters of the answer\) "
+        r"after 1 attempt \(a retry could pass --max-cost",
     ):
         ask(engine)
     info = model_info(engine.model or "")
@@ -140,7 +160,8 @@ def test_retries_of_a_stream_that_broke_off_stay_inside_the_cap(
     )
     assert len(fake_api.calls()) == 1 and billed <= cap  # 4 attempts were billed 0.0020
     answer = ask(on_fake("auto", max_cost_usd=cap, stall_timeout_s=0.25))
-    assert answer.engine == "offline" and "--max-cost" in (answer.fallback_reason or "")
+    reason = answer.fallback_reason or ""
+    assert answer.engine == "offline" and "--max-cost" in reason and "dropped after" in reason
 
 
 def test_an_answer_far_past_max_tokens_is_cut_off_as_a_broken_stream(

@@ -202,10 +202,9 @@ class ClaudeHTTP:
                     on_partial(seen["message_start"].message.usage, kwargs)
                 if dog.tripped:
                     raise StreamStalled(dog.tripped) from exc
-                if "message_start" in seen and isinstance(exc, httpx2.TransportError):
-                    raise NotAnEventStream(
-                        "the connection closed mid-answer", retryable=True
-                    ) from exc
+                broken = _broken_off(exc, received, stall) if "message_start" in seen else None
+                if broken is not None:
+                    raise broken from exc
                 raise
             if "message_start" not in seen:
                 kind = stream.response.headers.get("content-type") or "no content-type"
@@ -258,6 +257,39 @@ def _delta_chars(event: Any) -> int:
     return len(getattr(delta, "partial_json", "") or getattr(delta, "text", "") or "")
 
 
+def transport_failure(exc: BaseException) -> BaseException | None:
+    """The network failure behind `exc` in either shape the SDK raises it, else None.
+
+    Up to anthropic 2.16 a read that failed in the middle of a stream let the transport's own
+    error through (httpx2.RemoteProtocolError, httpx2.ReadTimeout); from 2.17 the SDK wraps it in
+    APIConnectionError / APITimeoutError with the transport error as the cause. Every caller that
+    asks "did the connection fail?" asks here, so both shapes mean the same thing."""
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, httpx2.TransportError):
+        return exc
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        return cause if isinstance(cause, httpx2.TransportError) else exc
+    return None
+
+
+def _broken_off(exc: BaseException, received: int, stall_s: float) -> Exception | None:
+    """A stream that had begun answering and then failed on the network, said as what happened:
+    silence past the stall timeout, or a dropped connection, with how much of the answer came."""
+    import anthropic
+    import httpx2
+
+    failure = transport_failure(exc)
+    if failure is None:
+        return None
+    came = f"after {received} character{'s' if received != 1 else ''} of the answer"
+    if isinstance(failure, httpx2.TimeoutException | anthropic.APITimeoutError):
+        return StreamStalled(f"no token for {stall_s:g} s, {came}")
+    return NotAnEventStream(f"the connection dropped {came}", retryable=True)
+
+
 def describe_failure(exc: Exception, base_url: str) -> tuple[str, int | None]:
     """A one-line description of why a call failed, and the HTTP status if there was one."""
     import anthropic
@@ -306,13 +338,12 @@ def is_retryable(exc: BaseException) -> bool:
     """Stalls, connection errors and timeouts; HTTP 408/409/429/5xx unless the server says
     x-should-retry; an overload reported mid-stream. Not: a body that is no event stream."""
     import anthropic
-    import httpx2
 
     if isinstance(exc, StreamStalled):
         return True
     if isinstance(exc, NotAnEventStream):
         return exc.retryable
-    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
+    if transport_failure(exc) is not None:
         return True
     if not isinstance(exc, anthropic.APIStatusError):
         return False
