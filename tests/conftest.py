@@ -45,6 +45,29 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+# `python3 dev.py test --quick` leaves out the tests marked subprocess, corpus, slow and
+# real_claude_cli. So that the quick tier stays what it says, a test it runs that starts a program
+# anyway fails there, naming the marker it lacks (the full suite runs it as usual).
+QUICK_TIER = os.environ.get("LEGION_LLM_TEST_TIER") == "quick"
+
+
+@pytest.fixture(autouse=True)
+def _quick_tier_starts_no_program(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not QUICK_TIER or request.node.get_closest_marker("subprocess"):
+        return
+    import subprocess
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(
+            "this test starts a program: mark it @pytest.mark.subprocess (dev.py test --quick "
+            "runs only tests that start none)"
+        )
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+
+
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):

@@ -22,7 +22,10 @@ from tests.conftest import REALWORLD
 from tests.fakes import FakeMessagesAPI
 from tests.fakes.compaction_models import CorpusModel
 
-pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
+pytestmark = [
+    pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent"),
+    pytest.mark.corpus,
+]
 KEY = "sk-ant-test-careless-000000000000"
 
 

@@ -27,7 +27,10 @@ from legion_llm.pipeline.compact.run import CompactResult, check_compacted, comp
 from tests.conftest import REALWORLD
 from tests.pipeline.compaction_cases import TODAY, fingerprint
 
-pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
+pytestmark = [
+    pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent"),
+    pytest.mark.corpus,
+]
 
 PROJECTS = (
     sorted(p.name for p in REALWORLD.iterdir() if (p / ".planning").is_dir())

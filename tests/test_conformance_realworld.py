@@ -7,7 +7,10 @@ import pytest
 from legion_llm.memory.outcomes.read import read_outcomes
 from tests.conftest import REALWORLD
 
-pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
+pytestmark = [
+    pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent"),
+    pytest.mark.corpus,
+]
 
 # file (relative to realworld/) -> (records, records with an ID, key:value section records)
 EXPECTED_OUTCOMES = {

@@ -143,6 +143,7 @@ def test_one_failing_case_never_aborts_the_run(tmp_path: Path) -> None:
     assert not run.passed
 
 
+@pytest.mark.subprocess
 def test_cli_writes_the_log_and_fails_on_a_gate(cli: Any, tmp_path: Path) -> None:
     log = tmp_path / "log.json"
     result = cli("eval", "compaction", "--fixtures", broken_dataset(tmp_path), "--out", log,
@@ -163,6 +164,7 @@ def test_cli_writes_the_log_and_fails_on_a_gate(cli: Any, tmp_path: Path) -> Non
     assert saved["cases"][2]["scores"]["id_recall"] == 1.0 and saved["cases"][2]["passed"]
 
 
+@pytest.mark.subprocess
 def test_cli_human_table_for_a_passing_run(cli: Any, tmp_path: Path) -> None:
     root = tmp_path / "fixtures"
     shutil.copytree(FIXTURES / "phases" / "letter-suffix-plan", root / "letter-suffix-plan")

@@ -116,6 +116,7 @@ def test_a_failing_case_does_not_abort_the_run(
     assert not result.passed
 
 
+@pytest.mark.slow
 def test_gates_with_max_are_upper_bounds() -> None:
     [result] = run_errors_eval(FIXTURES).splits
     result.gates = {"max_hard_negative_false_fix": 0.0, "fix_at_1": 0.5}
@@ -212,6 +213,7 @@ def test_hard_negatives_are_asked_without_their_own_group(tmp_path: Path) -> Non
     assert careless.hard_negative_false_fixes == 3 and careless.hard_negative_false_fix == 1.0
 
 
+@pytest.mark.slow
 def test_dev_and_dev2_splits_run_clean() -> None:
     result = run_errors_eval(splits=["dev", "dev2"])
     for split in result.splits:

@@ -203,6 +203,7 @@ def test_cli_eval_commands(cli: Any, tmp_path: Path) -> None:
     assert not (tmp_path.parent / "x.json").exists()
 
 
+@pytest.mark.subprocess
 def test_a_broken_or_empty_fixture_fails_the_gates_instead_of_passing(
     cli: Any, tmp_path: Path
 ) -> None:

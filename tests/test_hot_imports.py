@@ -15,6 +15,8 @@ import pytest
 
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.subprocess
+
 HEAVY = (
     "typer", "click", "pydantic", "pydantic_core", "legion_llm.pipeline", "tiktoken",
     "tiktoken_ext", "anthropic", "httpx", "httpx2", "tenacity", "mcp", "mcp_types", "anyio",

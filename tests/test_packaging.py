@@ -18,7 +18,7 @@ import pytest
 from legion_llm import __version__
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 
 def run(

@@ -70,6 +70,7 @@ def test_a_cloned_repository_cannot_choose_the_program_run_as_claude(
     assert compacted.stderr.count("not trusted") == 1
 
 
+@pytest.mark.subprocess
 def test_a_trusted_project_may_and_a_changed_file_needs_trusting_again(
     cli: Any, demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,6 +98,7 @@ def test_a_trusted_project_may_and_a_changed_file_needs_trusting_again(
     assert revoked.exit_code == 0 and "No longer trusted" in revoked.stdout
 
 
+@pytest.mark.subprocess
 def test_the_users_own_settings_may_choose_the_program(
     cli: Any, project: Path, tmp_path: Path
 ) -> None:
@@ -130,6 +132,7 @@ def test_a_cloned_repository_cannot_send_the_key_to_its_host(
     assert check["base_url"] == {"url": "https://api.anthropic.com", "source": "default"}
 
 
+@pytest.mark.subprocess
 def test_a_cloned_repository_cannot_switch_redaction_off(cli: Any, demo_project: Path) -> None:
     token = sample("github-token")
     settings(demo_project, {"redact": {"allow": [".*"], "enabled": False}})
@@ -143,6 +146,7 @@ def test_a_cloned_repository_cannot_switch_redaction_off(cli: Any, demo_project:
     assert "memory.redact.allow" in warning[0] and "memory.redact.enabled" in warning[0]
 
 
+@pytest.mark.subprocess
 def test_an_allow_pattern_that_could_take_exponential_time_is_refused(
     cli: Any, demo_project: Path
 ) -> None:

@@ -42,6 +42,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
 # distill: every case's first pass comes from the batch (its second pass reads what the first
 # wrote); learnings: the missions are extracted in order into one project, so only the first
 # request does not depend on an earlier answer
+@pytest.mark.slow
 @pytest.mark.parametrize(("suite", "least_from_batch"), [("distill", 20), ("learnings", 1)])
 def test_eval_batch_logs_the_batch_and_its_discounted_cost(
     suite: str, least_from_batch: int, fake: Any, cli: Any, project: Path
@@ -90,6 +91,7 @@ def standard(usage: Any) -> float:
     ).estimated_cost_usd
 
 
+@pytest.mark.subprocess
 def test_eval_errors_batch_sends_every_judge_call_in_one_batch(
     fake: Any, cli: Any, project: Path
 ) -> None:
@@ -123,6 +125,7 @@ def test_eval_batch_submit_alone_prints_the_id_and_runs_nothing(
     assert not (project / "eval-logs").exists() and api.calls("/v1/messages") == []
 
 
+@pytest.mark.slow
 def test_eval_batch_collected_later_writes_its_log_once(fake: Any, cli: Any, project: Path) -> None:
     _, batches = fake
     submit = cli("eval", "learnings", "--batch", "--root", project, "--today", TODAY, "--json")

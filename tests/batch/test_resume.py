@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.batch.conftest import TODAY, World, submitted
 
 # Runs `legion-llm batch collect` with the atomic writer wrapped: the process exits at once
@@ -35,6 +37,7 @@ KILLED_COLLECT = textwrap.dedent(
 )
 
 
+@pytest.mark.subprocess
 def test_a_killed_collect_resumes_and_pays_nothing_twice(world: World) -> None:
     world.batches.outcome["phase-2-chunk-1"] = "expired"  # phase 2 needs a direct call
     batch_id = submitted(world)

@@ -77,6 +77,7 @@ def test_learnings_load_takes_today(cli: Any, demo_project: Path) -> None:
     assert result.json["data"]["learnings"]
 
 
+@pytest.mark.subprocess
 def test_demo_takes_root_today_and_json(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

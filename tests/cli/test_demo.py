@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from legion_llm.memory.knowledge.read import ERRORS, PATTERNS, read_knowledge
 from legion_llm.memory.learnings.read import read_learnings
 from legion_llm.memory.outcomes.read import read_outcomes
@@ -38,6 +40,7 @@ def run_demo(tmp_path: Path) -> tuple[Path, str]:
     return copy, done.stdout
 
 
+@pytest.mark.subprocess
 def test_demo_runs_every_step_offline_on_a_copy(tmp_path: Path) -> None:
     before = digest(BUNDLED)
     copy, out = run_demo(tmp_path)
@@ -81,6 +84,7 @@ def test_demo_runs_every_step_offline_on_a_copy(tmp_path: Path) -> None:
     assert "LLM steps: 3 offline calls" in out
 
 
+@pytest.mark.subprocess
 def test_the_demo_is_offline_by_default_even_with_a_login_or_a_key(tmp_path: Path) -> None:
     """`python3 dev.py demo` must never spend a key or a subscription by surprise: with a
     logged-in `claude` on PATH, or an API key set, it answers every LLM step offline and asks

@@ -4,6 +4,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
 
 def test_eval_errors_offline_passes_its_gates_and_writes_the_log(cli: Any, project: Path) -> None:
     result = cli(

@@ -82,6 +82,7 @@ HANDED_TO_TYPER = [
 ]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("extra", ANSWERED, ids=" ".join)
 def test_the_fast_path_prints_what_typer_prints(
     root: Path,

@@ -228,6 +228,7 @@ def test_final_keeps_what_verifies_and_writes(cli: Any, demo_project: Path) -> N
     assert cli("verify-compaction", "3", "--root", demo_project, "--json").exit_code == 0
 
 
+@pytest.mark.subprocess
 def test_distill_round_trip(cli: Any, demo_project: Path) -> None:
     patterns = demo_project / ".planning/memory/PATTERNS.md"
     request = prepare(cli, demo_project, "distill")
@@ -248,6 +249,7 @@ def test_distill_round_trip(cli: Any, demo_project: Path) -> None:
     assert data["written"][0]["id"].startswith("P-")
 
 
+@pytest.mark.subprocess
 def test_a_ticket_names_no_path_the_command_was_not_given(
     cli: Any, demo_project: Path, tmp_path: Path
 ) -> None:
@@ -289,6 +291,7 @@ def test_learnings_extract_round_trip(cli: Any, demo_project: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) != before or data["reinforced"]
 
 
+@pytest.mark.subprocess
 def test_errors_match_hands_close_calls_to_the_agent_when_no_model_judged(
     cli: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

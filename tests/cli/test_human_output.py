@@ -66,6 +66,7 @@ def _assert_whole_at_80(human: str, tokens: set[str]) -> None:
     assert max(len(line) for line in human.splitlines()) <= 80
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", TABLE_COMMANDS)
 def test_every_table_keeps_ids_dates_and_names_whole_at_80_columns(
     command: str, cli: Any, filled: Path, monkeypatch: pytest.MonkeyPatch
@@ -80,6 +81,7 @@ def test_every_table_keeps_ids_dates_and_names_whole_at_80_columns(
     _assert_whole_at_80(human.stdout, _whole_tokens(data.json["data"], keys))
 
 
+@pytest.mark.subprocess
 def test_eval_table_keeps_case_names_whole_at_80_columns(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -48,6 +48,7 @@ def test_a_field_past_the_bound_is_refused_and_nothing_is_written(
     assert memory_bytes(demo_project) == before
 
 
+@pytest.mark.subprocess
 def test_a_field_at_the_bound_is_stored(cli: Any, demo_project: Path) -> None:
     result = cli(*OUTCOME, "--summary", AT_LIMIT, "--root", demo_project, "--json")
     assert result.exit_code == 0, result.stderr

@@ -13,6 +13,7 @@ from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE
 DAY = ["--today", "2026-04-01"]
 
 
+@pytest.mark.subprocess
 def test_add_and_recall_each_kind(cli: Any, project: Path) -> None:
     added = cli(
         "patterns",
@@ -126,6 +127,7 @@ def test_bad_enum_is_exit_1_with_one_line(cli: Any, project: Path) -> None:
     assert not (project / ".planning/memory").exists()
 
 
+@pytest.mark.subprocess
 def test_branch_option_on_every_recall(cli: Any, project: Path) -> None:
     memory = project / ".planning/memory"
     memory.mkdir()
@@ -246,6 +248,7 @@ def test_signals_with_every_file_missing_or_broken(
     )
 
 
+@pytest.mark.subprocess
 def test_nothing_is_written_under_home(
     cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -146,6 +146,7 @@ def test_a_wrong_extract_folder_is_the_only_line(
     assert ("outside the project root" if where == "outside" else "neither a mission") in lines[0]
 
 
+@pytest.mark.subprocess
 def test_distill_json_dry_run_and_idempotent_writes(cli: Any, tmp_path: Path) -> None:
     root = tmp_path / "h"
     shutil.copytree(DISTILL / "13-same-agent-two-topics", root)
@@ -166,6 +167,7 @@ def test_distill_json_dry_run_and_idempotent_writes(cli: Any, tmp_path: Path) ->
     assert "0 candidate outcome(s)" in again.stdout
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     "command",
     [["learnings", "load", "--goal", "vitest"], ADD, ["distill", "--help"]],

@@ -43,6 +43,7 @@ def write_rows(root: Path, count: int, when: str = "2026-03-01") -> Path:
     return path
 
 
+@pytest.mark.subprocess
 def test_add_then_recall_json_envelope(cli: Any, project: Path) -> None:
     added = add(cli, project, "first | one", "--json", "--tags", "api, db")
     assert added.exit_code == 0, added.stderr
@@ -59,6 +60,7 @@ def test_add_then_recall_json_envelope(cli: Any, project: Path) -> None:
     assert record["decay_score"] == 3.0 and record["recency_weight"] == 1.0
 
 
+@pytest.mark.subprocess
 def test_human_output_is_a_table(cli: Any, project: Path) -> None:
     add(cli, project, "visible summary")
     result = cli("outcomes", "recall", "--root", project, "--today", "2026-03-10")
@@ -99,6 +101,7 @@ def test_prune_note_over_200_records_once(cli: Any, project: Path) -> None:
     assert quiet.json["warnings"] == []
 
 
+@pytest.mark.subprocess
 def test_bad_input_usage_and_write_failure_exit_codes(
     cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -125,6 +128,7 @@ def test_bad_input_usage_and_write_failure_exit_codes(
     assert as_json.json["data"]["record"]["summary"] == "keep me"
 
 
+@pytest.mark.subprocess
 def test_root_is_found_upward(cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     add(cli, project)
     deep = project / "src" / "pkg"
@@ -133,6 +137,7 @@ def test_root_is_found_upward(cli: Any, project: Path, monkeypatch: pytest.Monke
     assert cli("outcomes", "recall", "--json").json["data"]["total"] == 1
 
 
+@pytest.mark.subprocess
 def test_branch_filters(cli: Any, project: Path) -> None:
     subprocess.run(["git", "init", "-q", "-b", "feature/memory", str(project)], check=True)
     add(cli, project)  # branch from git
@@ -186,6 +191,7 @@ def test_scores_briefing_and_prune_commands(cli: Any, project: Path) -> None:
     assert "not over the threshold" in pruned.stderr
 
 
+@pytest.mark.subprocess
 def test_auto_prune_after_store_when_enabled(cli: Any, project: Path) -> None:
     write_rows(project, 5, when="2025-01-01")
     (project / "settings.json").write_text('{"memory": {"auto_prune": true, "prune_threshold": 5}}')
@@ -196,6 +202,7 @@ def test_auto_prune_after_store_when_enabled(cli: Any, project: Path) -> None:
     assert [r["id"] for r in left["data"]["records"]] == ["O-006"]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     "command",
     [
@@ -221,6 +228,7 @@ def test_plain_commands_import_no_llm_library(project: Path, command: list[str])
     assert "HEAVY []" in done.stderr
 
 
+@pytest.mark.subprocess
 def test_console_script_entry_point(project: Path) -> None:
     write_rows(project, 3)
     script = Path(sys.executable).with_name("legion-llm")
@@ -230,6 +238,7 @@ def test_console_script_entry_point(project: Path) -> None:
     assert done.returncode == 0 and '"total": 3' in done.stdout
 
 
+@pytest.mark.subprocess
 def test_task_type_from_catalog_option_env_and_default_path(
     cli: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -254,11 +263,13 @@ def test_task_type_from_catalog_option_env_and_default_path(
     assert task_type("--task-type", "explicit") == "explicit"
 
 
+@pytest.mark.subprocess
 def test_branch_is_unknown_outside_git(cli: Any, project: Path) -> None:
     result = add(cli, project, "s", "--json")
     assert result.json["data"]["record"]["branch"] == "unknown"
 
 
+@pytest.mark.subprocess
 def test_brackets_in_memory_text_are_shown_not_interpreted(cli: Any, project: Path) -> None:
     added = cli("outcomes", "add", "--phase", "2", "--plan", "02-01", "--agent", "[/red]", "--outcome", "success",
                 "--summary", "[/bold] and [red]kept[/red]", "--root", project)  # fmt: skip
@@ -270,6 +281,7 @@ def test_brackets_in_memory_text_are_shown_not_interpreted(cli: Any, project: Pa
     assert "[red]kept[/red]" in " ".join(recalled.stdout.split())
 
 
+@pytest.mark.subprocess
 def test_a_memory_folder_that_cannot_be_made_prints_the_record(cli: Any, project: Path) -> None:
     (project / ".planning/memory").write_text("a file where the folder should be")
     failed = add(cli, project, "keep me too", "--json")
@@ -287,6 +299,7 @@ def test_usage_errors_with_json_still_print_one_envelope(cli: Any, project: Path
     )
 
 
+@pytest.mark.subprocess
 def test_settings_warnings_reach_recall_and_add(cli: Any, project: Path) -> None:
     (project / "settings.json").write_text("{broken")
     added = add(cli, project, "s", "--json")

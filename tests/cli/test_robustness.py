@@ -76,6 +76,7 @@ def test_huge_error_text_is_bounded_at_both_ends() -> None:
 DEEP = "[" * 100_000 + "]" * 100_000  # JSON past the decoder's recursion limit
 
 
+@pytest.mark.subprocess
 def test_a_deeply_nested_settings_file_is_one_warning(cli: Any, demo_project: Path) -> None:
     """settings.json comes with the repository: a hostile one must not stop every write."""
     (demo_project / "settings.json").write_text(DEEP, encoding="utf-8")

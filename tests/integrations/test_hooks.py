@@ -81,6 +81,7 @@ def briefing_of(root: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------- SessionStart
 
 
+@pytest.mark.subprocess
 def test_session_start_briefs_the_session_with_the_briefing_and_the_gotchas(demo: Path) -> None:
     context = context_of(run_hook("session-start", json.dumps(session_start_payload(demo)), demo))
     briefing = briefing_of(demo)
@@ -101,6 +102,7 @@ def test_session_start_briefs_the_session_with_the_briefing_and_the_gotchas(demo
     assert len(context) <= hook.MAX_CONTEXT_CHARS
 
 
+@pytest.mark.subprocess
 def test_session_start_loads_the_learnings_whose_tags_state_md_names(demo: Path) -> None:
     memory = demo / ".mission-control" / "memory"
     (memory / "tag-matched.md").write_text(
@@ -118,6 +120,7 @@ def test_session_start_loads_the_learnings_whose_tags_state_md_names(demo: Path)
     )
 
 
+@pytest.mark.subprocess
 def test_a_secret_in_a_memory_file_never_reaches_the_session(demo: Path) -> None:
     """A hand-edited learning holding a token: the context carries the marker, not the token."""
     token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
@@ -132,6 +135,7 @@ def test_a_secret_in_a_memory_file_never_reaches_the_session(demo: Path) -> None
     assert token not in context and "[REDACTED:github-token]" in context
 
 
+@pytest.mark.subprocess
 def test_session_start_stays_short_on_a_large_memory(demo: Path) -> None:
     memory = demo / ".mission-control" / "memory"
     for i in range(40):
@@ -157,6 +161,7 @@ def test_bounded_cuts_at_a_line_end_and_says_so() -> None:
     assert hook.bounded("short") == "short"
 
 
+@pytest.mark.subprocess
 def test_a_broken_outcomes_file_is_one_line_of_context(demo: Path) -> None:
     outcomes = demo / ".planning" / "memory" / "OUTCOMES.md"
     outcomes.write_bytes(outcomes.read_bytes() + b"| O-999 | \xff\xfe broken |\n")
@@ -166,6 +171,7 @@ def test_a_broken_outcomes_file_is_one_line_of_context(demo: Path) -> None:
     assert "## Project Learnings" in context  # the rest still arrives
 
 
+@pytest.mark.subprocess
 def test_a_broken_learning_is_one_line_of_context(demo: Path) -> None:
     (demo / ".mission-control" / "memory" / "broken.md").write_text(
         "---\ntags: [a\n---\n# Title\n", encoding="utf-8"
@@ -202,6 +208,7 @@ def test_a_bug_in_a_hook_exits_0_with_no_output(
 # ---------------------------------------------------------------- Stop
 
 
+@pytest.mark.subprocess
 def test_stop_names_the_complete_phases_not_compacted_yet(demo: Path) -> None:
     done = run_hook("stop", json.dumps(stop_payload(demo)), demo)
     assert done.returncode == 0, done.stderr
@@ -213,6 +220,7 @@ def test_stop_names_the_complete_phases_not_compacted_yet(demo: Path) -> None:
     assert "`legion-llm compact 3`" in message
 
 
+@pytest.mark.subprocess
 def test_stop_is_silent_once_the_phases_are_compacted(demo: Path) -> None:
     (demo / ".planning" / "phases" / "03-fx-rates" / "03-COMPACTED.md").write_text(
         "# Phase 3: FX rates (compacted)\n", encoding="utf-8"
@@ -235,6 +243,7 @@ def test_stop_names_every_phase_in_one_line(demo: Path) -> None:
     assert message.startswith("legion-llm: Phases 3 (FX rates), 4 (Audit log) are complete")
 
 
+@pytest.mark.subprocess
 def test_stop_says_nothing_when_claude_already_continues_for_a_stop_hook(demo: Path) -> None:
     done = run_hook("stop", json.dumps(stop_payload(demo, active=True)), demo)
     assert (done.returncode, done.stdout) == (0, "")
@@ -253,6 +262,7 @@ def test_a_broken_roadmap_is_one_line_at_stop(demo: Path, monkeypatch: pytest.Mo
 # ---------------------------------------------------------------- where the hooks run
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("event", ["session-start", "stop"])
 def test_outside_a_project_with_planning_both_hooks_are_silent(tmp_path: Path, event: str) -> None:
     elsewhere = tmp_path / "elsewhere"
@@ -264,6 +274,7 @@ def test_outside_a_project_with_planning_both_hooks_are_silent(tmp_path: Path, e
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+@pytest.mark.subprocess
 def test_the_root_is_found_from_a_subfolder_of_the_payloads_cwd(demo: Path, tmp_path: Path) -> None:
     inside = demo / "src" / "deep"
     inside.mkdir(parents=True)
@@ -271,6 +282,7 @@ def test_the_root_is_found_from_a_subfolder_of_the_payloads_cwd(demo: Path, tmp_
     assert "Phase 3 (FX rates)" in json.loads(done.stdout)["systemMessage"]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"cwd": 7}', "\xff"])
 def test_unreadable_input_falls_back_to_the_folder_the_hook_runs_in(
     demo: Path, tmp_path: Path, stdin: str
@@ -311,6 +323,7 @@ def test_hook_help_lists_both_hooks(capsys: pytest.CaptureFixture[str]) -> None:
     assert "session-start" in shown and "stop" in shown
 
 
+@pytest.mark.subprocess
 def test_root_overrides_the_payloads_cwd_and_today_dates_the_briefing(
     demo: Path, tmp_path: Path
 ) -> None:
@@ -329,6 +342,7 @@ def test_root_overrides_the_payloads_cwd_and_today_dates_the_briefing(
     assert contexts[0] != contexts[1]  # the recency of the recent outcomes moved with the date
 
 
+@pytest.mark.subprocess
 def test_a_bad_option_value_is_one_line_on_stderr_and_still_exit_0(demo: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "legion_llm", "hook", "session-start", "--today", "someday"],

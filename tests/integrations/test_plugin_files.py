@@ -99,6 +99,7 @@ def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "HOME": str(tmp_path / "home"), **extra}
 
 
+@pytest.mark.subprocess
 def test_a_ready_environment_is_run_with_the_arguments_and_stdin(tmp_path: Path) -> None:
     data = tmp_path / "data"
     stub_venv(data)
@@ -106,6 +107,7 @@ def test_a_ready_environment_is_run_with_the_arguments_and_stdin(tmp_path: Path)
     assert (done.returncode, done.stdout, done.stderr) == (0, "ran hook stop\n{}", "")
 
 
+@pytest.mark.subprocess
 def test_the_data_folder_is_claude_codes_else_the_users_data_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     fallback = stub_venv(tmp_path / "xdg" / "legion-llm" / "claude-plugin")
@@ -130,6 +132,7 @@ def no_python(tmp_path: Path) -> str:
     return f"{impostors}{os.pathsep}{os.environ['PATH']}"
 
 
+@pytest.mark.subprocess
 def test_without_python_3_11_a_command_fails_in_words_and_a_hook_exits_0(
     tmp_path: Path, no_python: str
 ) -> None:
@@ -152,6 +155,7 @@ def test_without_python_3_11_a_command_fails_in_words_and_a_hook_exits_0(
     assert not (tmp_path / "home").exists()
 
 
+@pytest.mark.subprocess
 def test_a_hook_never_waits_for_an_install_that_runs(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / "install.lock").mkdir(parents=True)
@@ -163,6 +167,7 @@ def test_a_hook_never_waits_for_an_install_that_runs(tmp_path: Path) -> None:
     assert sorted(p.name for p in data.iterdir()) == ["install.lock"]  # no second install
 
 
+@pytest.mark.subprocess
 def test_a_broken_plugin_copy_fails_in_words(tmp_path: Path) -> None:
     copy = tmp_path / "plugin"
     shutil.copytree(PLUGIN / "bin", copy / "bin")

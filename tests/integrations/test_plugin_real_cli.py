@@ -25,7 +25,7 @@ from tests.conftest import FIXTURES, REPO
 from tests.fakes import FakeMessagesAPI, Reply
 from tests.llm.test_claude_code_real import real_claude
 
-pytestmark = [pytest.mark.real_claude_cli, pytest.mark.slow]
+pytestmark = [pytest.mark.real_claude_cli, pytest.mark.slow, pytest.mark.subprocess]
 PLUGIN = REPO / "integrations" / "claude-code"
 __all__ = ["real_claude"]  # the session fixture: one npm install for both modules' tests
 

@@ -74,6 +74,7 @@ LLM_COMMANDS = {
 }
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", LLM_COMMANDS)
 def test_llm_commands_meet_a_broken_proxy_with_a_notice_or_one_error_line(
     command: str,

@@ -122,11 +122,13 @@ def test_bad_engine_flag_is_a_usage_error(cli: Any, project: Path) -> None:
     assert result.exit_code == 2 and "--engine must be one of" in result.stderr
 
 
+@pytest.mark.subprocess
 def test_check_imports_no_anthropic(project: Path) -> None:
     loaded = _modules_after(["llm", "check", "--root", str(project), "--json"], {})
     assert not loaded & {"anthropic", "tiktoken", "tenacity", "httpx2"}
 
 
+@pytest.mark.subprocess
 def test_plain_memory_command_imports_no_llm_library(project: Path) -> None:
     loaded = _modules_after(["outcomes", "recall", "--json", "--root", str(project)], {})
     assert not loaded & {"anthropic", "tiktoken", "tenacity", "httpx2"}

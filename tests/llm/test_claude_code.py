@@ -28,6 +28,8 @@ from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from tests.llm.claude_stub import StubClaude, answer, option, reply
 
+pytestmark = pytest.mark.subprocess
+
 GOOD = {"echo": "legion", "length": 6}
 FUTURE = "claude-future-9"  # a model pricing.py does not know: the CLI's own cost stands
 

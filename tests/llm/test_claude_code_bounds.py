@@ -34,6 +34,7 @@ def _gone(pid: int) -> bool:
     return False
 
 
+@pytest.mark.subprocess
 def test_a_cli_that_keeps_printing_is_stopped_at_the_cap(
     stub: StubClaude, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,6 +56,7 @@ def test_the_default_cap_is_16_mb() -> None:
     assert claude_cli.MAX_CAPTURE_BYTES == 16 * 2**20
 
 
+@pytest.mark.subprocess
 def test_a_grandchild_that_leaves_the_session_does_not_hold_the_deadline(
     stub: StubClaude,
 ) -> None:
@@ -71,6 +73,7 @@ def test_a_grandchild_that_leaves_the_session_does_not_hold_the_deadline(
     assert _gone(orphan)
 
 
+@pytest.mark.subprocess
 def test_an_answer_is_kept_when_a_grandchild_holds_the_pipes_after_the_cli_exits(
     stub: StubClaude,
 ) -> None:
@@ -81,6 +84,7 @@ def test_an_answer_is_kept_when_a_grandchild_holds_the_pipes_after_the_cli_exits
     assert time.monotonic() - started < claude_cli.PIPE_GRACE_S + claude_cli.TERM_GRACE_S + 5
 
 
+@pytest.mark.subprocess
 def test_stdout_nested_too_deeply_is_one_line(stub: StubClaude) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     stub.script(reply("garbage", stdout=deep + "\n"))
@@ -90,6 +94,7 @@ def test_stdout_nested_too_deeply_is_one_line(stub: StubClaude) -> None:
         ask(bare())
 
 
+@pytest.mark.subprocess
 def test_auth_status_nested_too_deeply_leaves_auto_offline(stub: StubClaude) -> None:
     stub.script(answer(GOOD), auth_stdout="{" + '"a":{' * 100_000 + "}" * 100_001)
     chosen = engine("auto")
@@ -97,6 +102,7 @@ def test_auth_status_nested_too_deeply_leaves_auto_offline(stub: StubClaude) -> 
     assert "`claude auth status` printed JSON that is nested deeper" in chosen.notices.messages[0]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     "figures",
     [{"total": math.nan, "row_cost": math.nan}, {"total": -5.0, "row_cost": -5.0}, {},
@@ -114,6 +120,7 @@ def test_a_cost_no_bill_has_is_counted_at_the_dearest_rates(
     assert any("reported no usable cost" in n for n in chosen.notices.messages)
 
 
+@pytest.mark.subprocess
 def test_no_cost_and_no_tokens_counts_the_most_the_call_could_cost(stub: StubClaude) -> None:
     stub.script(reply("odd_cost", output=GOOD, no_tokens=True))
     chosen = bare(LEGION_LLM_MAX_COST="0.05")
@@ -121,6 +128,7 @@ def test_no_cost_and_no_tokens_counts_the_most_the_call_could_cost(stub: StubCla
     assert chosen.meter.total.estimated_cost_usd > 0 and chosen.meter.total.calls == 1
 
 
+@pytest.mark.subprocess
 def test_a_nan_cost_under_a_cap_that_it_reaches_stops_with_a_budget_error(stub: StubClaude) -> None:
     stub.script(reply("odd_cost", output=GOOD, total=math.nan, no_tokens=True))
     chosen = bare(LEGION_LLM_MAX_COST="0.0005")

@@ -21,6 +21,7 @@ def engines(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in data["engines"]}
 
 
+@pytest.mark.subprocess
 def test_check_lists_every_engine_and_picks_a_logged_in_claude_code(
     cli: Any, project: Path, stub: StubClaude, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -42,6 +43,7 @@ def test_check_lists_every_engine_and_picks_a_logged_in_claude_code(
         assert "oauth-secret-value-123" not in text and "someone@example.com" not in text
 
 
+@pytest.mark.subprocess
 def test_check_says_why_claude_code_cannot_answer(
     cli: Any, project: Path, stub: StubClaude
 ) -> None:
@@ -57,6 +59,7 @@ def test_check_says_why_claude_code_cannot_answer(
     ]
 
 
+@pytest.mark.subprocess
 def test_check_never_asks_an_old_cli_for_auth_status(
     cli: Any, project: Path, stub: StubClaude
 ) -> None:
@@ -74,6 +77,7 @@ def test_check_without_claude_says_so(cli: Any, project: Path) -> None:
                                             "reason": "no `claude` on PATH (set LEGION_LLM_CLAUDE)"}  # fmt: skip
 
 
+@pytest.mark.subprocess
 def test_explicit_claude_code_that_cannot_answer_exits_non_zero(
     cli: Any, project: Path, stub: StubClaude
 ) -> None:
@@ -85,6 +89,7 @@ def test_explicit_claude_code_that_cannot_answer_exits_non_zero(
     )
 
 
+@pytest.mark.subprocess
 def test_explicit_claude_code_failing_mid_run_does_not_fall_back(
     cli: Any, project: Path, stub: StubClaude
 ) -> None:
@@ -97,6 +102,7 @@ def test_explicit_claude_code_failing_mid_run_does_not_fall_back(
     assert 0 < ok.json["data"]["usage"]["estimated_cost_usd"] < 0.003  # priced by our table
 
 
+@pytest.mark.subprocess
 def test_explicit_claude_code_answers_an_unusable_answer_offline_like_anthropic(
     cli: Any, demo_project: Path, stub: StubClaude
 ) -> None:

@@ -37,7 +37,7 @@ from legion_llm.memory.phases.find import find_phase
 from legion_llm.pipeline.compact.run import header_for, offline_digest, prepare
 from tests.fakes import FakeMessagesAPI, Reply
 
-pytestmark = [pytest.mark.real_claude_cli, pytest.mark.slow]
+pytestmark = [pytest.mark.real_claude_cli, pytest.mark.slow, pytest.mark.subprocess]
 VERSION = os.environ.get("LEGION_TEST_CLAUDE_CODE", "2.1.197")
 INSTALL_TIMEOUT_S = 300
 GOOD = {"echo": "legion", "length": 6}

@@ -155,6 +155,7 @@ def test_cli_prints_no_key_in_notices_json_or_errors(
     assert not leaked(*(r.stdout + r.stderr for r in runs))
 
 
+@pytest.mark.subprocess
 def test_eval_log_and_its_table_carry_no_key(
     cli: Any, tmp_path: Path, api: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:

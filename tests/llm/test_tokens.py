@@ -60,6 +60,7 @@ def test_counts_match_cl100k_ids_offline() -> None:
     assert tokens.count_tokens("") == 0
 
 
+@pytest.mark.corpus
 def test_the_encoding_is_the_one_tiktoken_builds_itself() -> None:
     ours, theirs = tokens.encoding(), tiktoken.get_encoding(tokens.ENCODING)
     assert ours._pat_str == theirs._pat_str and ours._special_tokens == theirs._special_tokens
@@ -140,6 +141,7 @@ def test_the_ranks_are_loaded_once_per_process_and_small_counts_build_no_bpe(
     assert tokens.encoding.cache_info().currsize == 1 and loads == [1]
 
 
+@pytest.mark.subprocess
 def test_a_small_count_does_not_even_import_tiktoken() -> None:
     code = (
         "import sys; from legion_llm.llm.tokens import count_tokens\n"
@@ -158,6 +160,7 @@ def real_texts() -> list[str]:
     return [p.read_bytes().decode("utf-8", "surrogateescape") for p in found]
 
 
+@pytest.mark.corpus
 def test_python_counts_are_tiktokens_on_every_real_file() -> None:
     python, enc = tokens.PythonCounter(tokens.ranks()), tokens.encoding()
     texts = real_texts()
@@ -185,6 +188,7 @@ def test_count_tokens_is_tiktokens_on_any_text(text: str) -> None:
         assert counter.count(text) == len(tokens.encoding().encode_ordinary(text))
 
 
+@pytest.mark.slow
 def test_every_character_the_python_side_takes_splits_as_in_tiktoken() -> None:
     """Each such character in letters', digits' and spaces' company, in groups."""
     taken = [chr(i) for i in range(0x80, 0x110000) if tokens.same_in_both(chr(i))]

@@ -216,6 +216,7 @@ def change(before: dict[str, bytes], after: dict[str, bytes]) -> str:
     return "additive"
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_the_hints_say_what_the_tool_writes(name: str, tmp_path: Path) -> None:
     root = tmp_path / "demo"

@@ -97,6 +97,7 @@ def test_the_shape_parser_reads_what_the_descriptions_write() -> None:
         ".data.records[].date", ".data.by.a.n"]  # fmt: skip
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", sorted(set(SCENARIOS) - NEEDS_THE_API))
 def test_every_documented_field_is_in_a_real_result(name: str, tmp_path: Path) -> None:
     shape = documented(TOOLS[name].description)

@@ -80,6 +80,7 @@ def stored(cache_home: Path) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.subprocess
 def test_the_second_start_answers_the_handshake_before_the_sdk_loads_with_the_same_bytes(
     root: Path, cache_home: Path, tmp_path: Path
 ) -> None:
@@ -107,6 +108,7 @@ def test_the_second_start_answers_the_handshake_before_the_sdk_loads_with_the_sa
     assert warm == cold  # byte for byte, and the SDK's own handshake answers were not repeated
 
 
+@pytest.mark.subprocess
 def test_the_instructions_name_this_starts_root(
     root: Path, cache_home: Path, tmp_path: Path
 ) -> None:
@@ -118,6 +120,7 @@ def test_the_instructions_name_this_starts_root(
     assert str(root) not in json.loads(answer)["result"]["instructions"]
 
 
+@pytest.mark.subprocess
 def test_a_stored_answer_that_no_longer_holds_is_replaced(root: Path, cache_home: Path) -> None:
     cold = serve(root, cache_home, SESSION)
     [path] = (cache_home / "legion-llm").glob("mcp-handshake-*.json")
@@ -130,6 +133,7 @@ def test_a_stored_answer_that_no_longer_holds_is_replaced(root: Path, cache_home
     assert serve(root, cache_home, SESSION) == cold  # repaired
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     "first",
     [
@@ -147,6 +151,7 @@ def test_what_the_desk_does_not_know_is_answered_by_the_sdk(
     assert serve(root, cache_home, [first, TOOLS]) == without
 
 
+@pytest.mark.subprocess
 def test_with_no_cache_folder_the_sdk_answers_everything(root: Path, tmp_path: Path) -> None:
     done = subprocess.run(
         [str(SERVER), "mcp", "--root", str(root)], cwd=root, timeout=120, check=True,

@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from legion_llm.cli.compact import compact_maker
 from legion_llm.cli.distill import distill_maker
 from legion_llm.cli.learnings import extract_maker
@@ -28,6 +30,7 @@ def demo(tmp_path: Path) -> tuple[Path, Path]:
     return root, cwd
 
 
+@pytest.mark.subprocess
 def test_compact_prepare_then_submit(tmp_path: Path) -> None:
     root, cwd = demo(tmp_path)
     (good,) = offline_answers(root, compact_maker(find_phase(root, "3"), False))
@@ -51,6 +54,7 @@ def test_compact_prepare_then_submit(tmp_path: Path) -> None:
     assert (root / COMPACTED).is_file()
 
 
+@pytest.mark.subprocess
 def test_a_ticket_survives_a_restart_and_a_stale_one_is_refused(tmp_path: Path) -> None:
     root, cwd = demo(tmp_path)
     (good,) = offline_answers(root, compact_maker(find_phase(root, "3"), False))
@@ -79,6 +83,7 @@ def test_a_ticket_survives_a_restart_and_a_stale_one_is_refused(tmp_path: Path) 
     assert not (root / COMPACTED).exists()
 
 
+@pytest.mark.subprocess
 def test_distill_and_learnings_over_mcp(tmp_path: Path) -> None:
     root, cwd = demo(tmp_path)
     (patterns,) = offline_answers(root, distill_maker(None))

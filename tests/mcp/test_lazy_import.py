@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 CODE = (
     "import sys; from legion_llm.cli.app import main\n"
     "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n"

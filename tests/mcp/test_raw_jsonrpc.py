@@ -18,6 +18,8 @@ import pytest
 
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.subprocess
+
 SERVER = Path(sys.executable).with_name("legion-llm")
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},

@@ -8,9 +8,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import FIXTURES
 from tests.mcp.stdio import Calls, with_server
 from tests.pipeline.compaction_cases import copy_case, fingerprint
+
+pytestmark = pytest.mark.subprocess
 
 TODAY = "2026-06-15"
 PHASE = ".planning/phases/03-billing-exports"

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp.client.session import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
 
@@ -19,6 +20,8 @@ from legion_llm.memory.phases.find import find_phase
 from tests.cli.test_host_cli import TODAY, lazy, offline_answers
 from tests.mcp.stdio import Calls, with_server
 from tests.mcp.test_host_tools import demo
+
+pytestmark = pytest.mark.subprocess
 
 AUTO = {"LEGION_LLM_ENGINE": "auto"}
 COMPACTED = ".planning/phases/03-fx-rates/03-COMPACTED.md"

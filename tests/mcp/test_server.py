@@ -7,10 +7,14 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from legion_llm.memory.outcomes.store import OutcomeInput
 from tests.conftest import FIXTURES
 from tests.mcp.stdio import Calls, with_server
 from tests.pipeline.compaction_cases import copy_case, fingerprint
+
+pytestmark = pytest.mark.subprocess
 
 TODAY = "2026-06-15"
 MISSION = ".mission-control/missions/archive/mission-2026-06-12-audit-export"

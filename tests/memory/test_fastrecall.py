@@ -126,6 +126,7 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(simple_files())
 def test_the_common_layout_is_scanned_and_answers_the_same(tmp_path: Path, text: str) -> None:
@@ -134,6 +135,7 @@ def test_the_common_layout_is_scanned_and_answers_the_same(tmp_path: Path, text:
     assert_same(path)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(any_files())
 def test_any_layout_answers_the_same(tmp_path: Path, text: str) -> None:
@@ -191,6 +193,7 @@ def real_markdown() -> list[Path]:
     return found
 
 
+@pytest.mark.corpus
 def test_every_real_markdown_file_read_as_an_outcomes_log_answers_the_same(tmp_path: Path) -> None:
     files = real_markdown()
     scanned_files = 0

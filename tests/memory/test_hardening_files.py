@@ -61,6 +61,7 @@ def _killed_writer(target: str, root: str) -> None:
     atomic_write(Path(target), "half of a new file\n", root=Path(root))
 
 
+@pytest.mark.subprocess
 def test_a_locked_write_removes_only_its_own_stale_temp_files(
     project: MemoryPaths, cli: Any
 ) -> None:
@@ -99,6 +100,7 @@ def test_the_reader_helper_refuses_a_fifo_without_blocking(fifo_outcomes: Path) 
         unblocking(lambda: read_text(fifo_outcomes), [fifo_outcomes])
 
 
+@pytest.mark.subprocess
 def test_recall_and_add_with_a_fifo_named_outcomes_md_warn_and_do_not_hang(
     project: MemoryPaths, fifo_outcomes: Path, cli: Any
 ) -> None:
@@ -296,6 +298,7 @@ STORE_ARGS = {
 }  # fmt: skip
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", ["patterns", "errors", "preferences"])
 def test_a_store_into_a_knowledge_file_that_cannot_be_read_says_why(
     command: str, project: MemoryPaths, tmp_path: Path, cli: Any
@@ -332,6 +335,7 @@ UNPARSEABLE = {
 }
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("content", UNPARSEABLE.values(), ids=UNPARSEABLE.keys())
 @pytest.mark.parametrize("command", ["patterns", "errors", "preferences", "distill"])
 def test_a_store_into_a_knowledge_file_without_its_table_is_one_error_line(

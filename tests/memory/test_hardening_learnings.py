@@ -117,6 +117,7 @@ def test_single_line_learning_fields_refuse_or_fold_line_breaks(brk: str) -> Non
         validate_new(replace(NEW, tags=["postgres", f"docker{brk}compose"]))
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("brk", BREAKS, ids=repr)
 def test_outcome_and_knowledge_cells_store_any_line_break_as_br(
     brk: str, cli: Any, tmp_path: Path

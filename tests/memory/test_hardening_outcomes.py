@@ -69,6 +69,7 @@ def test_a_fenced_row_is_not_a_record(paths: MemoryPaths) -> None:
     assert [r.id for r in read_outcomes(paths.outcomes).records] == ["O-002"]
 
 
+@pytest.mark.subprocess
 def test_a_store_after_a_fenced_block_goes_into_the_table(paths: MemoryPaths, cli: Any) -> None:
     fenced = "\n```\n" + row(7, "2026-01-01", 2, "an example in a code block") + "```\n"
     paths.outcomes.write_text(OUTCOMES_TEMPLATE + KEPT + fenced)
@@ -120,6 +121,7 @@ def test_one_bad_byte_hides_only_its_line(paths: MemoryPaths, cli: Any) -> None:
     assert f"line {line} is not UTF-8" in " ".join(signals.json["warnings"])
 
 
+@pytest.mark.subprocess
 def test_a_store_into_a_file_with_a_bad_byte_is_refused_and_changes_nothing(
     paths: MemoryPaths, cli: Any
 ) -> None:

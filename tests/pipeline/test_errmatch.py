@@ -251,6 +251,7 @@ def test_without_a_model_every_verdict_is_the_rule_the_eval_measures() -> None:
     assert judge_verdicts(None, "fatal: peer authentication failed", [close]) == [True]
 
 
+@pytest.mark.subprocess
 def test_cli_answers_confirm_and_none_in_one_line_and_add_names_the_close_entry(
     cli: Any, project: Path
 ) -> None:

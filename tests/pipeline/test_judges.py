@@ -23,6 +23,8 @@ from legion_llm.pipeline.errmatch import (
     judged_answer,
 )
 
+pytestmark = pytest.mark.slow
+
 T = TypeVar("T", bound=BaseModel)
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "errors"
 

@@ -98,6 +98,7 @@ def test_the_offline_engine_is_redacted_too_and_says_nothing() -> None:
     assert notices.messages == []  # it sends nothing, so it has nothing to report
 
 
+@pytest.mark.subprocess
 def test_the_claude_code_cli_gets_no_secret_on_stdin_or_in_argv(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

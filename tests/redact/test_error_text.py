@@ -50,6 +50,7 @@ def stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StubClaude:
     return made
 
 
+@pytest.mark.subprocess
 def test_the_clis_error_text_is_redacted_on_the_line_and_in_json(
     cli: Any, project: Path, stub: StubClaude
 ) -> None:

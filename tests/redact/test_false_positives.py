@@ -65,6 +65,7 @@ REALWORLD_PASSWORDS = [
 ]
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
 def test_every_realworld_file_has_no_redaction() -> None:
     """Code signatures (`userPrivateKey: Uint8Array`, `privateKey: ed25519Seed,`) and public
@@ -136,6 +137,7 @@ def test_their_secret_neighbours_still_are() -> None:
     assert [line for line in lines if not REDACTOR.find(line)] == []
 
 
+@pytest.mark.subprocess
 def test_the_repository_itself_holds_no_secret() -> None:
     listed = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard"],

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from legion_llm.memory.signatures.match import (
     Candidate,
     SignatureIndex,
@@ -36,6 +38,7 @@ def test_a_new_key_matches_the_stored_fix_exactly() -> None:
     assert best.candidate.key == "E-001" and best.exact and best.band == "match"
 
 
+@pytest.mark.subprocess
 def test_errors_add_then_match_across_tokens(cli: Any, demo_project: Path) -> None:
     added = cli("errors", "add", "--signature", failed_auth(1), "--fix", "Rotate the key",
                 "--agent", "dev", "--engine", "offline", "--root", demo_project, "--json")  # fmt: skip
@@ -64,6 +67,7 @@ def signed_failure(seed: int) -> tuple[str, str]:
     return text, secret + " " + password
 
 
+@pytest.mark.subprocess
 def test_errors_add_and_match_hide_an_aws_pair_and_a_nested_password(
     cli: Any, demo_project: Path
 ) -> None:

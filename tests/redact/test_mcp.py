@@ -8,10 +8,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import FIXTURES
 from tests.mcp.stdio import Calls, with_server
 from tests.redact.samples import KINDS, SAMPLES, everything, sample
 from tests.redact.test_write_paths import leaked, markers, memory_text
+
+pytestmark = pytest.mark.subprocess
 
 TODAY = "2026-06-15"
 SECRETS = everything()

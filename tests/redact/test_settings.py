@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from legion_llm.config import load_settings
 from legion_llm.memory.redact import project_redactor
 from tests.conftest import trust_project
@@ -45,6 +47,7 @@ def test_bad_values_fall_back_with_one_warning_each(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.subprocess
 def test_allow_list_keeps_a_store_verbatim(cli: Any, demo_project: Path) -> None:
     kept = sample("aws-access-key-id")
     settings_file(demo_project, {"allow": [kept.secret]})
@@ -57,6 +60,7 @@ def test_allow_list_keeps_a_store_verbatim(cli: Any, demo_project: Path) -> None
     assert "npm-token in summary" in result.stderr and "aws-access-key-id" not in result.stderr
 
 
+@pytest.mark.subprocess
 def test_switched_off_by_the_project_writes_as_given_and_says_so(
     cli: Any, demo_project: Path
 ) -> None:

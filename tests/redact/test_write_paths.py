@@ -44,6 +44,7 @@ def assert_clean(root: Path, *outputs: str) -> None:
         assert leaked(output) == []  # nothing printed either, warnings included
 
 
+@pytest.mark.subprocess
 def test_outcome_summary(cli: Any, demo_project: Path) -> None:
     result = cli("outcomes", "add", "--phase", "4", "--plan", "04-03", "--agent", "dev",
                  "--outcome", "success", "--summary", SECRETS, "--tags", "secrets",
@@ -59,6 +60,7 @@ def test_outcome_summary(cli: Any, demo_project: Path) -> None:
     assert "github-token in summary" in warning and "private-key in summary" in warning
 
 
+@pytest.mark.subprocess
 def test_error_signature_and_fix(cli: Any, demo_project: Path) -> None:
     signature = "psycopg.OperationalError: connection failed\n" + sample("password").text
     fix = SECRETS
@@ -73,6 +75,7 @@ def test_error_signature_and_fix(cli: Any, demo_project: Path) -> None:
     )
 
 
+@pytest.mark.subprocess
 def test_pattern_and_preference(cli: Any, demo_project: Path) -> None:
     pattern = cli("patterns", "add", "--pattern", sample("jwt").text, "--context", SECRETS,
                   "--reuse-criteria", "always", "--root", demo_project, "--today", TODAY)  # fmt: skip
@@ -150,6 +153,7 @@ def _hand_edited_outcomes(root: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8") + "".join(rows), encoding="utf-8")
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("dry_run", [True, False])
 def test_distillation_output(cli: Any, demo_project: Path, dry_run: bool) -> None:
     _hand_edited_outcomes(demo_project)
