@@ -19,7 +19,36 @@ from legion_llm.cli.app import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-REALWORLD = REPO.parent / "shared" / "realworld"
+SHARED = REPO.parent / "shared"
+REALWORLD = SHARED / "realworld"  # the first corpus (tests that name one of its files)
+# Every corpus of real projects: ../shared/realworld, realworld-c and any realworld* folder added
+# later, read with no change here. Each holds owner__repo folders with their `.planning/`.
+CORPORA = tuple(sorted(p for p in SHARED.glob("realworld*") if p.is_dir()))
+NO_CORPUS = "no ../shared/realworld* corpus"
+
+
+def corpus_projects() -> list[Path]:
+    """Every project folder (holding `.planning/`) of every corpus, in a stable order."""
+    return [p for corpus in CORPORA for p in sorted(corpus.iterdir()) if (p / ".planning").is_dir()]
+
+
+def corpus_name(project: Path) -> str:
+    """`realworld-c/owner__repo`: unique across corpora."""
+    return f"{project.parent.name}/{project.name}"
+
+
+def corpus_files(pattern: str = "*.md") -> list[Path]:
+    """Every file of every corpus matching `pattern` (hidden folders such as .planning included)."""
+    return [p for corpus in CORPORA for p in sorted(corpus.rglob(pattern)) if p.is_file()]
+
+
+def copy_corpus(target: Path) -> Path:
+    """The `.planning/` of every corpus project copied under `target/<corpus>/<project>/` (one
+    folder that `eval compaction --corpus` reads whole); the originals are never written."""
+    for project in corpus_projects():
+        shutil.copytree(project / ".planning", target / corpus_name(project) / ".planning")
+    return target
+
 
 # The user's cache folder (legion_llm/cache.py: token ranks, the MCP handshake): one temporary
 # folder for the session, inherited by every subprocess, never the real one; the session fails

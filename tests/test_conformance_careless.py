@@ -1,5 +1,5 @@
 """Compaction through a careless stand-in model, the real SDK and the loopback fake, on every
-real phase under ../shared/realworld: the invariant holds for a model as it does offline.
+real phase of every corpus under ../shared/realworld*: the invariant holds for a model as it does offline.
 
 The stand-in (tests/fakes/compaction_models.py) answers like a competent but careless model:
 its own words, every fifth id and path dropped, a sibling path invented, evidence that quotes
@@ -10,7 +10,6 @@ nearly every one (`eval compaction --corpus` gates the share that falls back).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +17,17 @@ import pytest
 
 from legion_llm.evals.compaction_corpus import corpus_gates, corpus_phases
 from legion_llm.memory.phases.find import find_phase
-from tests.conftest import REALWORLD
+from tests.conftest import CORPORA, NO_CORPUS, copy_corpus
 from tests.fakes import FakeMessagesAPI
 from tests.fakes.compaction_models import CorpusModel
 
-pytestmark = [
-    pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent"),
-    pytest.mark.corpus,
-]
+pytestmark = [pytest.mark.skipif(not CORPORA, reason=NO_CORPUS), pytest.mark.corpus]
 KEY = "sk-ant-test-careless-000000000000"
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("careless")
-    for project in sorted(p for p in REALWORLD.iterdir() if (p / ".planning").is_dir()):
-        shutil.copytree(project / ".planning", target / project.name / ".planning")
-    return target
+    return copy_corpus(tmp_path_factory.mktemp("careless"))
 
 
 def phases_of(corpus: Path) -> list[Any]:

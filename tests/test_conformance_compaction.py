@@ -1,7 +1,8 @@
-"""Compaction conformance on the real summaries and ROADMAPs under ../shared/realworld.
+"""Compaction conformance on the real summaries and ROADMAPs of every corpus under
+../shared/realworld* (tests/conftest.py: CORPORA).
 
 The real files are read in place (and copied to a temporary folder before anything is
-written); skipped when that folder is absent.
+written); skipped when no corpus is there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import pytest
 
 from legion_llm.llm.engine import Notices, OfflineEngine
 from legion_llm.memory.phases.declared import declared_ids
-from legion_llm.memory.phases.extract import plan_facts, range_members, requirement_reports
+from legion_llm.memory.phases.extract import (
+    DECLARING,
+    plan_facts,
+    range_members,
+    requirement_reports,
+)
 from legion_llm.memory.phases.find import (
     Phase,
     find_phase,
@@ -24,28 +30,28 @@ from legion_llm.memory.phases.find import (
     phase_folders,
 )
 from legion_llm.pipeline.compact.run import CompactResult, check_compacted, compact_phase
-from tests.conftest import REALWORLD
+from tests.conftest import (
+    CORPORA,
+    NO_CORPUS,
+    REALWORLD,
+    copy_corpus,
+    corpus_name,
+    corpus_projects,
+)
 from tests.pipeline.compaction_cases import TODAY, fingerprint
 
-pytestmark = [
-    pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent"),
-    pytest.mark.corpus,
-]
+pytestmark = [pytest.mark.skipif(not CORPORA, reason=NO_CORPUS), pytest.mark.corpus]
 
-PROJECTS = (
-    sorted(p.name for p in REALWORLD.iterdir() if (p / ".planning").is_dir())
-    if REALWORLD.is_dir()
-    else []
-)
+PROJECTS = [corpus_name(p) for p in corpus_projects()]
+IN_REALWORLD = REALWORLD.name + "/"  # the tests below that name one project of the first corpus
 
 
 @pytest.fixture(scope="module")
 def copied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("realworld")
-    before = fingerprint(REALWORLD)
-    for name in PROJECTS:
-        shutil.copytree(REALWORLD / name / ".planning", target / name / ".planning")
-    assert fingerprint(REALWORLD) == before
+    before = [fingerprint(corpus) for corpus in CORPORA]
+    copy_corpus(target)
+    assert [fingerprint(corpus) for corpus in CORPORA] == before
     return target
 
 
@@ -92,16 +98,16 @@ def test_every_real_phase_compacts_and_verifies(
 
 
 def _every_id_is_a_requirement(phase: Phase, result: CompactResult) -> bool:
-    """Each verdict is for an id the phase declares or a summary states tightly (rule 4),
-    recomputed from the raw reports rather than read back from the facts."""
+    """Each verdict is for an id something declares for the phase (the ROADMAP entry, a PLAN or
+    the REQUIREMENTS.md traceability, a summary's list, line or section), recomputed from the
+    raw reports rather than read back from the facts."""
     declared = set(phase.roadmap.requirement_ids) | declared_ids(phase)
     reports = [r for _, path in phase.summaries
                for r in requirement_reports(path.read_text(encoding="utf-8"))]  # fmt: skip
-    declared |= {r.id for r in reports if r.source != "prose"}
-    tight = {r.id for r in reports if r.source == "prose" and r.tight}
-    members = {m for rid in declared | tight for m in range_members(rid)}
+    declared |= {r.id for r in reports if r.source in DECLARING}
+    members = {m for rid in declared for m in range_members(rid)}
     verdicts = {r.requirement_id for r in result.settled.digest.verification}
-    return verdicts <= declared | tight | members
+    return verdicts <= declared | members
 
 
 def test_the_median_real_phase_is_in_the_target_band(
@@ -114,9 +120,9 @@ def test_the_median_real_phase_is_in_the_target_band(
 
 def test_compact_and_verify_through_the_cli_on_every_real_phase(cli: Any, tmp_path: Path) -> None:
     """As a user runs it: `compact PHASE --engine offline --force`, then `verify-compaction`."""
+    copy_corpus(tmp_path)
     for project in PROJECTS:
         root = tmp_path / project
-        shutil.copytree(REALWORLD / project / ".planning", root / ".planning")
         for folder in plan_phases(root):
             spec = str(folder.relative_to(root))
             made = cli("compact", spec, "--engine", "offline", "--force", "--root", root)
@@ -130,21 +136,23 @@ def test_real_layouts(copied: Path) -> None:
     assert "phases/06.1-catppuccin-mocha-file-icons" in found  # decimal phase
     assert "archive/01-plugin-foundation" in found  # Legion's own archive layout
     assert "phases/08-agent-registration-websocket-protocol" not in found  # a closeout only
-    loci = load_phase(copied / "C1p86__loci/.planning/phases/08-agent-registration-websocket-protocol",
-                      copied / "C1p86__loci/.planning")  # fmt: skip
+    loci_root = copied / IN_REALWORLD / "C1p86__loci/.planning"
+    loci = load_phase(loci_root / "phases/08-agent-registration-websocket-protocol", loci_root)
     assert [p.name for p in loci.excluded] == ["08-CLOSEOUT-SUMMARY.md"] and loci.summaries == ()
 
 
 def test_real_roadmaps(copied: Path) -> None:
-    loci = find_phase(copied / "C1p86__loci", "1").roadmap
+    loci = find_phase(copied / IN_REALWORLD / "C1p86__loci", "1").roadmap
     assert loci.complete and loci.name == "Foundation" and len(loci.evidence) == 2
-    legion = find_phase(copied / "9thLevelSoftware__legion", "6").roadmap
+    legion = find_phase(copied / IN_REALWORLD / "9thLevelSoftware__legion", "6").roadmap
     assert legion.complete and legion.name == "Recommendation Engine v2"
     assert legion.requirement_ids == ("AGT-02", "AGT-03", "AGT-04")
-    psa = find_phase(copied / "ace027__custom-psa-nolegion", "1").roadmap
+    psa = find_phase(copied / IN_REALWORLD / "ace027__custom-psa-nolegion", "1").roadmap
     assert psa.complete and psa.requirement_ids == ("REQ-01",)
     # an archived folder whose number the current ROADMAP reuses for another phase
-    archived = find_phase(copied / "9thLevelSoftware__legion", "01-plugin-foundation")
+    archived = find_phase(
+        copied / IN_REALWORLD / "9thLevelSoftware__legion", "01-plugin-foundation"
+    )
     assert archived.archived and archived.roadmap.requirement_ids == ()
 
 
@@ -154,7 +162,7 @@ def test_real_roadmaps(copied: Path) -> None:
         ("9thLevelSoftware__legion/.planning/archive/01-plugin-foundation/01-01-SUMMARY.md",
          ("INFRA-01", "INFRA-02"), [".claude/commands/agency/start.md", "CLAUDE.md"], []),
         ("9thLevelSoftware__legion/.planning/phases/33-knowledge-memory/33-02-SUMMARY.md",
-         ("KNW-01", "KNW-02", "KNW-03"), ["skills/memory-manager/SKILL.md"], []),
+         ("KNW-02", "KNW-03"), ["skills/memory-manager/SKILL.md"], []),
         ("Atypical-Consulting__FlowForge/.planning/phases/06.1-catppuccin-mocha-file-icons/06.1-01-SUMMARY.md",
          (), ["src/lib/file-icons.ts", "Dockerfile"], ["Node.js"]),
         ("ace027__custom-psa-nolegion/.planning/phases/01-block-hour-retainer-agreements/01-01-SUMMARY.md",
@@ -170,14 +178,18 @@ def test_real_summary_extraction(path: str, ids: tuple[str, ...], some_paths: li
     assert facts.name and facts.outcome == "success"
 
 
-def test_a_real_prose_status_line_reports_a_requirement() -> None:
-    # 33-02 names KNW-01 only in a closing status sentence, not in a requirements source
+def test_a_real_prose_status_line_reports_only_what_is_declared() -> None:
+    # 33-02 lists KNW-02 and KNW-03; KNW-01 is named only in a closing status sentence, and
+    # nothing (no list, the ROADMAP, a PLAN) declares it for the phase: a report, no requirement
     path = "9thLevelSoftware__legion/.planning/phases/33-knowledge-memory/33-02-SUMMARY.md"
-    facts = plan_facts("33-02", "33-02-SUMMARY.md", (REALWORLD / path).read_text(encoding="utf-8"))
-    prose = [r for r in facts.reports if r.source == "prose"]
+    text = (REALWORLD / path).read_text(encoding="utf-8")
+    facts = plan_facts("33-02", "33-02-SUMMARY.md", text)
+    assert facts.requirement_ids == ("KNW-02", "KNW-03")
+    assert facts.verdict("KNW-01") is None
+    declared = plan_facts("33-02", "33-02-SUMMARY.md", text, {"KNW-01"})
+    prose = [r for r in declared.reports if r.source == "prose"]
     assert {r.id for r in prose} == {"KNW-01", "KNW-02", "KNW-03"}
-    assert all(r.stated == "pass" for r in prose)
-    assert facts.verdict("KNW-01") == "pass"
+    assert all(r.stated == "pass" for r in prose) and declared.verdict("KNW-01") == "pass"
 
 
 def test_the_commands_on_a_real_project(cli: Any, tmp_path: Path) -> None:

@@ -1,29 +1,29 @@
-"""Parse every real memory file under ../shared/realworld (skipped when that folder is absent)."""
+"""Parse every real memory file of every corpus under ../shared/realworld* (skipped when there is
+none)."""
 
 from __future__ import annotations
 
 import pytest
 
 from legion_llm.memory.outcomes.read import read_outcomes
-from tests.conftest import REALWORLD
+from tests.conftest import CORPORA, NO_CORPUS, REALWORLD, SHARED
 
-pytestmark = [
-    pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent"),
-    pytest.mark.corpus,
-]
+pytestmark = [pytest.mark.skipif(not CORPORA, reason=NO_CORPUS), pytest.mark.corpus]
 
-# file (relative to realworld/) -> (records, records with an ID, key:value section records)
+# file (relative to ../shared) -> (records, records with an ID, key:value section records)
 EXPECTED_OUTCOMES = {
-    "ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md": (28, 26, 2),
-    "ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md.v1": (6, 6, 0),
-    "9thLevelSoftware__legion/tests/fixtures/dry-run/ok/.planning/memory/OUTCOMES.md": (1, 0, 0),
-}
+    "realworld/ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md": (28, 26, 2),
+    "realworld/ace027__custom-psa-nolegion/.planning/memory/OUTCOMES.md.v1": (6, 6, 0),
+    "realworld/9thLevelSoftware__legion/tests/fixtures/dry-run/ok/.planning/memory/OUTCOMES.md":
+        (1, 0, 0),
+}  # fmt: skip
 
 
 def test_every_outcomes_file_is_listed() -> None:
     found = {
-        str(p.relative_to(REALWORLD))
-        for p in REALWORLD.rglob("*")
+        p.relative_to(SHARED).as_posix()
+        for corpus in CORPORA
+        for p in corpus.rglob("*")
         if p.name.startswith(("OUTCOMES.md", "ARCHIVE.md"))
     }
     assert found == set(EXPECTED_OUTCOMES)
@@ -31,7 +31,7 @@ def test_every_outcomes_file_is_listed() -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_OUTCOMES))
 def test_outcomes_row_counts(name: str) -> None:
-    path = REALWORLD / name
+    path = SHARED / name
     before = path.read_bytes()
     result = read_outcomes(path)
     assert result.parseable and result.warnings == []
@@ -94,16 +94,20 @@ def test_current_phase_from_real_state_files(name: str, phase: str) -> None:
 
 # file -> (kind, table rows, learn entries)
 EXPECTED_KNOWLEDGE = {
-    "ace027__custom-psa-nolegion/.planning/memory/PATTERNS.md": ("patterns", 2, 0),
-    "ace027__custom-psa-nolegion/.planning/memory/PATTERNS.md.v1": ("patterns", 1, 0),
-    "ace027__custom-psa-nolegion/.planning/memory/PREFERENCES.md": ("preferences", 6, 0),
-}
+    "realworld/ace027__custom-psa-nolegion/.planning/memory/PATTERNS.md": ("patterns", 2, 0),
+    "realworld/ace027__custom-psa-nolegion/.planning/memory/PATTERNS.md.v1": ("patterns", 1, 0),
+    "realworld/ace027__custom-psa-nolegion/.planning/memory/PREFERENCES.md":
+        ("preferences", 6, 0),
+}  # fmt: skip
 
 
 def test_every_knowledge_file_is_listed() -> None:
     names = ("PATTERNS.md", "ERRORS.md", "PREFERENCES.md", "PITFALLS.md")
     found = {
-        str(p.relative_to(REALWORLD)) for p in REALWORLD.rglob("*") if p.name.startswith(names)
+        p.relative_to(SHARED).as_posix()
+        for corpus in CORPORA
+        for p in corpus.rglob("*")
+        if p.name.startswith(names)
     }
     assert found == set(EXPECTED_KNOWLEDGE)
 
@@ -113,7 +117,7 @@ def test_knowledge_files_parse(name: str) -> None:
     from legion_llm.memory.knowledge.read import KINDS, read_knowledge
 
     kind, rows, entries = EXPECTED_KNOWLEDGE[name]
-    path = REALWORLD / name
+    path = SHARED / name
     before = path.read_bytes()
     loaded = read_knowledge(KINDS[kind], path)
     assert loaded.warnings == []

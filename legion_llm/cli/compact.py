@@ -166,6 +166,10 @@ def _compact_human(
     result: CompactResult, data: dict[str, Any], dry_run: bool, verbose: bool
 ) -> str:
     report = result.report
+    if result.too_small:
+        return (f"Nothing to compact: the summaries of phase {result.settled.prepared.phase.key} "
+                f"are {report.tokens_original} tokens, and the least a compacted summary can "
+                f"say is {report.tokens_output}; they stay as they are (nothing written)")  # fmt: skip
     verb = "Would write" if dry_run else "Wrote"
     lines = [result.text] if dry_run else []
     lines.append(
@@ -189,11 +193,12 @@ def _fallback_note(result: CompactResult) -> str:
 
 
 def suggest_result(c: Common) -> CommandResult:
-    from legion_llm.memory.phases.find import completed_without_compaction
+    from legion_llm.memory.phases.find import completed_without_compaction, phase_specs
 
     phases = completed_without_compaction(c.root)
-    rows = [{"phase": p.key, "folder": _rel(p.folder, c), "name": p.name,
-             "summaries": len(p.summaries)} for p in phases]  # fmt: skip
+    rows = [{"phase": spec, "folder": _rel(p.folder, c), "name": p.name,
+             "summaries": len(p.summaries)}
+            for p, spec in zip(phases, phase_specs(phases, c.root), strict=True)]  # fmt: skip
     if rows:
         message = (f"💡 {len(rows)} completed phase(s) have uncompacted summaries: "
                    + ", ".join(f"Phase {r['phase']} ({r['summaries']})" for r in rows)
@@ -244,18 +249,23 @@ def _verify_human(data: dict[str, Any], checked: Checked) -> str:
         "invented requirement ids": report.invented_ids,
         "invented paths": report.invented_paths,
     }
-    for kind, label in _GROUNDING_LABELS.items():
-        listed[label] = [p.message for p in checked.grounding if p.kind == kind]
+    facts = checked.facts()
+    for kind in dict.fromkeys(p.kind for p in facts):  # every kind, named or not
+        listed[_GROUNDING_LABELS.get(kind, kind)] = [p.message for p in facts if p.kind == kind]
     listed |= {
         "missing sections": report.sections_missing,
         "extra sections": report.sections_extra,
         "plans never named": report.plans_missing,
         "missing frontmatter keys": report.frontmatter_missing,
+        "form (repairable, not a failure)": [
+            p.message for p in checked.grounding if p not in facts
+        ],
     }
-    sep = {label: "; " for label in _GROUNDING_LABELS.values()}
+    sep = {label: "; " for label in [*_GROUNDING_LABELS.values(), *(p.kind for p in facts)]}
+    sep["form (repairable, not a failure)"] = "; "
     lines += [f"{label}: {sep.get(label, ', ').join(items)}"
               for label, items in listed.items() if items]  # fmt: skip
-    return "\n".join(lines)
+    return "\n".join(lines)  # FAILED has a line of its own here: ok is false only with one
 
 
 def phase_context_cmd(

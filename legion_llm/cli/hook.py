@@ -167,15 +167,18 @@ def bounded(text: str) -> str:
 def stop_message(root: Path) -> str | None:
     """One line naming the complete phases without a COMPACTED.md, or None when there are none."""
     try:
-        from legion_llm.memory.phases.find import completed_without_compaction
+        from legion_llm.memory.phases.find import completed_without_compaction, phase_specs
 
         phases = completed_without_compaction(root)
+        specs = phase_specs(phases, root)
     except Exception as exc:  # a broken ROADMAP or phase file: say so in one line, never fail
         return f"legion-llm: could not look for phases to compact ({_one_line(str(exc))})"
     if not phases:
         return None
-    named = ", ".join(f"{p.key} ({_one_line(p.name)})" for p in phases)
-    first = phases[0].key
+    named = ", ".join(
+        f"{spec} ({_one_line(p.name)})" for spec, p in zip(specs, phases, strict=True)
+    )
+    first = specs[0]
     noun = "Phase" if len(phases) == 1 else "Phases"
     verb = "is" if len(phases) == 1 else "are"
     return (

@@ -43,6 +43,7 @@ class PhaseResult:
     sections_from_offline: list[str] = field(default_factory=list)
     engine: str | None = None
     error: str | None = None
+    too_small: bool = False  # its summaries are their own compaction: nothing written
 
 
 @dataclass
@@ -54,7 +55,7 @@ class CorpusRun:
 
     def summary(self) -> dict[str, Any]:
         done = [p for p in self.phases if p.error is None]
-        ratios = [p.ratio for p in done]
+        ratios = [p.ratio for p in done if not p.too_small]
         fell = sum(bool(p.sections_from_offline) for p in done)
         return {
             "phases": len(self.phases),
@@ -91,16 +92,29 @@ class CorpusRun:
         return not self.failed_gates()
 
 
-def corpus_phases(corpus: Path) -> list[tuple[str, Path]]:
-    """(project/phase, the project root) for every phase with plan summaries, in order."""
+def corpus_projects(corpus: Path) -> list[Path]:
+    """The projects (folders holding `.planning/`) of a corpus, or of a folder of corpora (one
+    level deeper: `--corpus ../shared` reads realworld/ and realworld-c/ alike)."""
     if not corpus.is_dir():
         raise InputError(f"corpus folder {corpus} does not exist")
     found = []
-    for project in sorted(p for p in corpus.iterdir() if (p / ".planning").is_dir()):
+    for child in sorted(p for p in corpus.iterdir() if p.is_dir()):
+        if (child / ".planning").is_dir():
+            found.append(child)
+        else:
+            found += [p for p in sorted(child.iterdir()) if (p / ".planning").is_dir()]
+    return found
+
+
+def corpus_phases(corpus: Path) -> list[tuple[str, Path]]:
+    """(project/phase, the phase folder) for every phase with plan summaries, in order."""
+    found = []
+    for project in corpus_projects(corpus):
         planning = project / ".planning"
+        name = project.relative_to(corpus).as_posix()
         for folder in phase_folders(planning):
             if load_phase(folder, planning).summaries:
-                found.append((f"{project.name}/{folder.relative_to(planning)}", folder))
+                found.append((f"{name}/{folder.relative_to(planning)}", folder))
     if not found:
         raise InputError(f"no phase with plan summaries under {corpus}")
     return found
@@ -112,6 +126,9 @@ def _one(name: str, folder: Path, engine: Engine, today: date) -> PhaseResult:
         root = root.parent
     phase = find_phase(root, str(folder))
     result = compact_phase(phase, engine, today=today, force=True, write=False)
+    if result.too_small:  # nothing to write: already shorter than any compaction can be
+        return PhaseResult(name, result.report.tokens_original, 0.0, True, ["too small"],
+                           [], result.engine, too_small=True)  # fmt: skip
     checked = check_text(result.text, result.settled.prepared)
     problems = [p.message for p in checked.grounding] + checked.problems()
     return PhaseResult(name, result.report.tokens_original, result.report.ratio, checked.ok,

@@ -138,8 +138,13 @@ def test_results_out_of_order_with_every_kind_lose_nothing(make_world: MakeWorld
     for key, note in expected.items():
         assert note in rows[key]["batch"]["notes"]
         assert rows[key]["batch"]["from_batch"] == 0 and rows[key]["batch"]["direct"] >= 1
-    assert all(r["status"] in ("written", "repaired", "fell back") for r in rows.values())
-    assert len(world.compacted()) == 4
+    statuses = {key: r["status"] for key, r in rows.items()}
+    # phase 6's two summaries (fewer than 700 characters) are shorter than any compacted file:
+    # nothing to compact there, and it says so; every other phase is written
+    assert statuses == {"2": statuses["2"], "3": statuses["3"], "6": "too small",
+                        "6.1": statuses["6.1"]}  # fmt: skip
+    assert {statuses[k] for k in ("2", "3", "6.1")} <= {"written", "repaired", "fell back"}
+    assert len(world.compacted()) == 3
     lines = world.record(batch_id).results
     assert lines is not None and set(lines) == {"phase-2-chunk-1", "phase-3-chunk-1",
                                                 "phase-6-chunk-1", "phase-6_1-chunk-1"}  # fmt: skip

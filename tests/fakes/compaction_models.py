@@ -80,7 +80,7 @@ class PhaseModel:
         again = "Your previous proposal had these problems" in text
         self.reasked += again
         if self.lazy_first and self.answered == 1:
-            digest = self.lazy()
+            digest = self.lazy(text)
         elif again and self.reask == "fix":
             digest = self.digest(text, careless=False)
         else:
@@ -125,21 +125,15 @@ class PhaseModel:
         return digest.model_copy(update={"verification": verification, "files": files,
                                          "deliverables": deliverables})  # fmt: skip
 
-    def lazy(self) -> PhaseDigest:
-        """A schema-valid answer of placeholders (every text `x`)."""
-        good = self.digest_for_all()
+    def lazy(self, text: str) -> PhaseDigest:
+        """A schema-valid answer of placeholders (every text `x`) for the plans it was sent."""
+        good = self.digest(text, careless=False)
         data: dict[str, Any] = json.loads(good.model_dump_json())
         for item in data["deliverables"]:
             item["summary"] = "x"
         for item in data["decisions"]:
             item["decision"] = item["rationale"] = "x"
         return PhaseDigest.model_validate(data)
-
-    def digest_for_all(self) -> PhaseDigest:
-        prep = self.prepared
-        ctx = CompactContext(prep.docs, prep.facts.requirement_ids, prep.facts.paths,
-                             prep.tokens_original, lambda g: tokens_of(render_for(prep, g)))  # fmt: skip
-        return compact_extractive(ctx)
 
 
 def in_own_words(digest: PhaseDigest) -> PhaseDigest:
@@ -182,8 +176,8 @@ def render_for(prep: Prepared, digest: PhaseDigest) -> str:
 @dataclass
 class CorpusModel:
     """One stand-in model for every phase of a corpus: each request is answered by the
-    PhaseModel of the phase whose summaries it carries (the `===== file =====` headers and the
-    first words of each summary identify it), so one engine can compact many phases."""
+    PhaseModel of the phase whose summaries it carries (a `===== file =====` header and the
+    first words of that summary identify it), so one engine can compact many phases."""
 
     phases: list[Phase]
     options: dict[str, Any] = field(default_factory=dict)
@@ -196,10 +190,10 @@ class CorpusModel:
         if request.path != "/v1/messages" or not isinstance(request.body, dict):
             return None
         text = request_text(request)
-        for model in self.models:
-            if all(_opening(d.text) in text for d in model.prepared.docs[:1]) and any(
-                f"===== {d.facts.file}" in text for d in model.prepared.docs
-            ):
+        for model in self.models:  # a plan's file header and its first words (a large phase
+            # is asked plan by plan: a request may carry any of its plans)
+            if any(f"===== {d.facts.file}" in text and _opening(d.text) in text
+                   for d in model.prepared.docs):  # fmt: skip
                 return model(request)
         raise AssertionError("a request for no phase of the corpus")
 

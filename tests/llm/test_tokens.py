@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from legion_llm import cache
 from legion_llm.llm import tokens
 from legion_llm.llm.errors import LLMError
-from tests.conftest import FIXTURES, REALWORLD
+from tests.conftest import FIXTURES, corpus_files
 
 
 @pytest.fixture
@@ -66,8 +66,7 @@ def test_the_encoding_is_the_one_tiktoken_builds_itself() -> None:
     assert ours._pat_str == theirs._pat_str and ours._special_tokens == theirs._special_tokens
     assert ours._mergeable_ranks == theirs._mergeable_ranks and ours.n_vocab == theirs.n_vocab
     texts = [p.read_text() for p in sorted((FIXTURES / "phases").rglob("*.md"))]
-    if REALWORLD.is_dir():
-        texts += [p.read_text(errors="replace") for p in sorted(REALWORLD.rglob("*.md"))[:300]]
+    texts += [p.read_text(errors="replace") for p in corpus_files()[:300]]
     texts += ["héllo wörld 日本語 🙂 <|endoftext|>\r\n\t  x", "a" * 5000]
     for text in texts:
         assert ours.encode_ordinary(text) == theirs.encode_ordinary(text)
@@ -155,8 +154,7 @@ def test_a_small_count_does_not_even_import_tiktoken() -> None:
 
 def real_texts() -> list[str]:
     found = sorted(FIXTURES.rglob("*.md"))
-    if REALWORLD.is_dir():
-        found += sorted(REALWORLD.rglob("*.md"))
+    found += corpus_files()
     return [p.read_bytes().decode("utf-8", "surrogateescape") for p in found]
 
 

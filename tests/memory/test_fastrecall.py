@@ -21,7 +21,7 @@ from legion_llm.memory.outcomes.fastrecall import (
 )
 from legion_llm.memory.outcomes.read import OUTCOME_HEADER, OUTCOMES_TEMPLATE, read_outcomes
 from legion_llm.memory.outcomes.recall import RecallQuery, briefing, recall
-from tests.conftest import FIXTURES, REALWORLD
+from tests.conftest import FIXTURES, corpus_files
 
 TODAY = date(2026, 6, 15)
 QUERIES = [
@@ -188,8 +188,7 @@ def test_a_large_log_is_scanned_and_answers_the_same(tmp_path: Path) -> None:
 
 def real_markdown() -> list[Path]:
     found = sorted(FIXTURES.rglob("*.md"))
-    if REALWORLD.is_dir():
-        found += sorted(p for p in REALWORLD.rglob("*") if p.is_file() and ".md" in p.name)
+    found += [p for p in corpus_files("*") if ".md" in p.name]
     return found
 
 

@@ -219,6 +219,10 @@ def test_a_phase_of_one_plan_without_a_plan_number(tmp_path: Path) -> None:
     (folder / "04-SUMMARY.md").write_text(
         "# Phase 4 Summary: Search\n\n**Status:** Complete\n\n## What Was Done\n"
         "- Added the ranked search endpoint in src/search/rank.py\n"
+        + "- Tuned the ranking weights against the saved query log and documented each one\n"
+        * 6
+        + "\n## Decisions\n- Rank by BM25 first, then by recency, because users search for new "
+        "tickets far more often than old ones\n"
     )
     (folder / "TEST_SUMMARY.md").write_text("# Tests\n\nall green\n")
     phase = find_phase(tmp_path, "4")

@@ -1,8 +1,10 @@
 """Requirement ids: precision as well as recall (requirements.py, declared.py).
 
-An id-shaped token is a requirement when it is declared (frontmatter lists, requirements
-sections and lines, the ROADMAP's phase entry, REQUIREMENTS.md, a PLAN's list) or stated in a
-tight requirement context; in ordinary prose (a form's name, a ticket, a standard) it is text.
+An id is a requirement of a phase exactly when something declares it for the phase (a summary's
+frontmatter list, requirements section or line; the ROADMAP's phase entry; a PLAN's list; a
+REQUIREMENTS.md traceability row naming the phase), whatever its shape. A status sentence gives
+a declared id its verdict but declares nothing: an id-shaped token in prose (a form's name, a
+ticket, a standard, a screen code, another phase's decision) stays text.
 """
 
 from __future__ import annotations
@@ -44,14 +46,35 @@ def test_a_name_in_ordinary_prose_is_no_requirement(line: str) -> None:
         ("This plan satisfies INTAKE-03.", ("INTAKE-03",)),
         ("INTAKE-01 and INTAKE-02 are now covered.", ("INTAKE-01", "INTAKE-02")),
         ("Closes requirement R4.", ("R4",)),
-        ("Together these satisfy spec R1.1–R1.3.", ("R1.1–R1.3", "R1.1", "R1.2", "R1.3")),
+        ("Together these satisfy spec R1.1–R1.3.", ("R1.1", "R1.2", "R1.3")),
         ("It also closes the carried-over fixes FX-01..03 carried from phase 1.",
-         ("FX-01..03", "FX-01", "FX-02", "FX-03")),
+         ("FX-01", "FX-02", "FX-03")),
         ("Implements MATRIX-01 through MATRIX-03.", ("MATRIX-01", "MATRIX-02", "MATRIX-03")),
+        ("Dashboard (S-06) is complete.", ("S-06",)),
+        ("Follows the pattern of DEC-041 and is done.", ("DEC-041",)),
     ],
 )  # fmt: skip
-def test_a_tight_requirement_context_makes_a_requirement(line: str, ids: tuple[str, ...]) -> None:
-    assert plan_facts("02-01", "x", summary(line)).requirement_ids == ids
+def test_a_status_sentence_declares_nothing_but_reports_a_declared_id(
+    line: str, ids: tuple[str, ...]
+) -> None:
+    assert plan_facts("02-01", "x", summary(line)).requirement_ids == ()
+    declared = plan_facts("02-01", "x", summary(line), set(ids))
+    assert set(declared.requirement_ids) == set(ids)
+    assert all(declared.verdict(rid) == "pass" for rid in ids)
+
+
+@pytest.mark.parametrize(
+    "rid", ["UX-STATES", "D-04", "REQ-sizes-five", "V16-AI-01", "PHASE-34-D-A1", "SYNC_05",
+            "04.2-K1", "MED-EVENT", "LOG-01-phase-local", "FR1.1", "NFR1"],
+)  # fmt: skip
+def test_a_declared_id_of_any_shape_is_a_requirement(rid: str) -> None:
+    for text in (summary("Done.", f"requirements-completed: [{rid}]"),
+                 summary("Done.", f"requirements_completed:\n  - \"{rid}\"  # the one"),
+                 summary(f"**Requirements:** {rid}\n\nDone."),
+                 summary(f"## Requirements Covered\n\n- {rid}: the screen works\n")):  # fmt: skip
+        facts = plan_facts("02-01", "x", text)
+        assert facts.requirement_ids == (rid,), text
+        assert facts.verdict(rid) == "pass"
 
 
 def test_a_declared_id_counts_in_a_looser_sentence() -> None:
@@ -64,10 +87,11 @@ def test_a_declared_id_counts_in_a_looser_sentence() -> None:
     assert facts.plans[0].requirement_ids == ("RCF-1",)
 
 
-def test_a_verification_item_that_opens_with_an_id_reports_it() -> None:
-    text = summary("## Verification\n\n- SETUP-01: install steps documented\n"
-                   "- Built with ES2022 target: ok\n| P0 | 3 | ok |")  # fmt: skip
-    facts = plan_facts("02-01", "x", text)
+def test_a_verification_item_reports_a_declared_id_only() -> None:
+    body = ("## Verification\n\n- SETUP-01: install steps documented\n"
+            "- Built with ES2022 target: ok\n| P0 | 3 | ok |")  # fmt: skip
+    assert plan_facts("02-01", "x", summary(body)).requirement_ids == ()
+    facts = plan_facts("02-01", "x", summary(body), {"SETUP-01"})
     assert facts.requirement_ids == ("SETUP-01",) and facts.verdict("SETUP-01") == "pass"
 
 
@@ -85,24 +109,32 @@ def project(tmp_path: Path, body: str, requirements: str, plan: str = "") -> Pat
     return root
 
 
-def test_requirements_md_and_plan_lists_declare_ids(tmp_path: Path) -> None:
+def test_a_traceability_row_and_a_plan_list_declare_ids(tmp_path: Path) -> None:
     root = project(
         tmp_path,
         "The RCF-1 form and the RCF-2 export are done.",
-        "# Requirements\n\n- [x] **RCF-1**: intake form\n| RCF-9 | later |\n"
-        "Prose that mentions RCF-7 defines nothing.\n",
+        "# Requirements\n\n- [x] **RCF-1**: intake form\n- [ ] **RCF-7**: later\n\n"
+        "## Traceability\n\n| Requirement | Phase | Status |\n|---|---|---|\n"
+        "| RCF-1 | Phase 2 | Complete |\n| UX-STATES | 2 — Intake | Pending |\n"
+        "| RCF-7 | Phase 3 | Pending |\n",
         "---\nphase: 02\nrequirements: [RCF-2]\n---\n# Plan\n",
     )
     phase = find_phase(root, "2")
-    assert declared_ids(phase) == {"RCF-1", "RCF-9", "RCF-2"}
+    assert declared_ids(phase) == {"RCF-1", "UX-STATES", "RCF-2"}
     result = compact_phase(phase, OfflineEngine(notices=Notices(sink=None)),
                            today=date(2026, 12, 3), write=False)  # fmt: skip
-    assert result.facts.requirement_ids == ("RCF-1", "RCF-2")
+    assert result.facts.requirement_ids == ("RCF-1", "RCF-2", "UX-STATES")
+    # reported by the summary's status sentence: PASS; declared but never reported: NOT VERIFIED
+    assert "- RCF-1: PASS" in result.text and "- UX-STATES: NOT VERIFIED" in result.text
+    assert "RCF-7:" not in result.text  # defined for another phase, and not reported
 
 
 def test_an_undeclared_name_never_becomes_a_verdict(tmp_path: Path) -> None:
-    root = project(tmp_path, "## What Was Done\n\n- Built the RCF-1 form; all tasks complete.",
-                   "# Requirements\n\n- [x] **INTAKE-01**: forms\n")  # fmt: skip
+    done = (
+        "## What Was Done\n\n- Built the RCF-1 form; all tasks complete.\n"
+        + "- Validated every intake field against the office's printed form and noted it\n" * 5
+    )
+    root = project(tmp_path, done, "# Requirements\n\n- [x] **INTAKE-01**: forms\n")
     phase = find_phase(root, "2")
     result = compact_phase(phase, OfflineEngine(notices=Notices(sink=None)),
                            today=date(2026, 12, 3))  # fmt: skip

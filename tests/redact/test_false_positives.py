@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from legion_llm.memory.redact import Redactor
-from tests.conftest import FIXTURES, REALWORLD, REPO
+from tests.conftest import CORPORA as REAL_CORPORA
+from tests.conftest import FIXTURES, NO_CORPUS, REPO
 from tests.redact.samples import ALNUM, B64, B64URL, HEX, draw
 
 REDACTOR = Redactor()
@@ -52,25 +53,30 @@ def test_fixture_corpora_have_no_redaction(name: str) -> None:
     assert findings(corpus) == PLANTED.get(name, [])
 
 
-# What the redactor finds in ../shared/realworld, every file read: exactly these. A test plan's
+# What the redactor finds in every corpus under ../shared/realworld*, every file read: exactly these. A test plan's
 # literal password in a quoted JSON field (a Go integration test's request body, in the plan
 # and its research notes) is redacted on purpose: a quoted literal in a password field cannot be
 # told from a real one by its text, and a test plan is where real staging passwords get pasted
 # too; the plan stays readable with `[REDACTED:password]` (docs/security.md).
 REALWORLD_PASSWORDS = [
-    "Amead24__Kterodactyl/.planning/milestones/v1.1-phases/14-go-api-integration-tests/"
+    "realworld/Amead24__Kterodactyl/.planning/milestones/v1.1-phases/14-go-api-integration-tests/"
     "14-01-PLAN.md:100: password",
-    "Amead24__Kterodactyl/.planning/milestones/v1.1-phases/14-go-api-integration-tests/"
+    "realworld/Amead24__Kterodactyl/.planning/milestones/v1.1-phases/14-go-api-integration-tests/"
     "14-RESEARCH.md:248: password",
+    # a staging database password pasted into a run command (`DB_PASS=...`) and a UAT note
+    "realworld-c/wildbear94__MiceSign/.planning/phases/35-backend-logging/35-01-PLAN.md:320: "
+    "password",
+    "realworld-c/wildbear94__MiceSign/.planning/phases/35-backend-logging/35-HUMAN-UAT.md:71: "
+    "password",
 ]
 
 
 @pytest.mark.corpus
-@pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld is absent")
+@pytest.mark.skipif(not REAL_CORPORA, reason=NO_CORPUS)
 def test_every_realworld_file_has_no_redaction() -> None:
     """Code signatures (`userPrivateKey: Uint8Array`, `privateKey: ed25519Seed,`) and public
     keys are not secrets; the one literal password of a test plan is (issue 25, point 13)."""
-    corpus = texts(REALWORLD)
+    corpus = {f"{c.name}/{name}": text for c in REAL_CORPORA for name, text in texts(c).items()}
     assert len(corpus) >= 500
     assert findings(corpus) == REALWORLD_PASSWORDS
 

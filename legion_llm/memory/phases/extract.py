@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # re-exported: the one import surface for what compaction must keep
+from legion_llm.memory.phases.filelists import listed_files
 from legion_llm.memory.phases.paths import expand_braces as expand_braces
 from legion_llm.memory.phases.paths import file_paths as file_paths
 from legion_llm.memory.phases.paths import find_paths as find_paths
@@ -26,6 +27,7 @@ from legion_llm.memory.phases.paths import is_path as is_path
 from legion_llm.memory.phases.paths import normalise as normalise
 from legion_llm.memory.phases.paths import path_present as path_present
 from legion_llm.memory.phases.paths import unique as unique
+from legion_llm.memory.phases.requirements import DECLARING as DECLARING
 from legion_llm.memory.phases.requirements import ID_RE as ID_RE
 from legion_llm.memory.phases.requirements import NOT_REQUIREMENT as NOT_REQUIREMENT
 from legion_llm.memory.phases.requirements import OUTPUT_ID_RE as OUTPUT_ID_RE
@@ -36,6 +38,7 @@ from legion_llm.memory.phases.requirements import expand_range as expand_range
 from legion_llm.memory.phases.requirements import ids_in_line as ids_in_line
 from legion_llm.memory.phases.requirements import ids_present as ids_present
 from legion_llm.memory.phases.requirements import keep_reports as keep_reports
+from legion_llm.memory.phases.requirements import listed_ids as listed_ids
 from legion_llm.memory.phases.requirements import range_members as range_members
 from legion_llm.memory.phases.requirements import requirement_ids as requirement_ids
 from legion_llm.memory.phases.requirements import requirement_reports as requirement_reports
@@ -67,8 +70,10 @@ class PlanFacts:
     outcome: str
     agent: str | None
     requirement_ids: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # every path the summary names: its declared files, then prose
     reports: tuple[Report, ...] = ()
+    listed: tuple[str, ...] = ()  # the files its lists declare, as written (filelists.py)
+    secondary: tuple[str, ...] = ()  # those of them only change lines or fences name
 
     def verdict(self, rid: str) -> Verdict | None:
         """What this summary reports for `rid` (None: it does not report it)."""
@@ -188,7 +193,12 @@ def plan_facts(
     (`declared`: the ids the phase declares elsewhere, requirements.py's precision rule;
     `reports`: the summary's requirement reports, when the caller read them already)."""
     frontmatter, body = split_frontmatter(text)
-    reports = keep_reports(requirement_reports(text) if reports is None else reports, declared)
+    declared = frozenset(declared)
+    reports = keep_reports(
+        requirement_reports(text, declared) if reports is None else reports, declared
+    )
+    declared_files = listed_files(text)
+    listed = [item.path for item in declared_files]
     lines = body.split("\n")
     title = next((line[2:] for line in lines if line.startswith("# ")), None)
     hits = [h for h in (_first(_STATUS_LINE, lines), _first(_STATUS_HEADING, lines)) if h]
@@ -203,8 +213,10 @@ def plan_facts(
         outcome=outcome_of(status, body),
         agent=agent or None,
         requirement_ids=tuple(sort_ids(dict.fromkeys(r.id for r in reports))),
-        paths=tuple(find_paths(text)),
+        paths=tuple(unique([*listed, *find_paths(text)])),
         reports=tuple(reports),
+        listed=tuple(listed),
+        secondary=tuple(item.path for item in declared_files if not item.primary),
     )
 
 
@@ -214,21 +226,42 @@ def phase_facts(
     declared: Iterable[str] = (),
 ) -> PhaseFacts:
     """Facts of a phase from (plan id, file name, text) triples, the ROADMAP's ids and the ids
-    declared elsewhere (REQUIREMENTS.md, PLAN files): an id any summary of the phase declares
-    is declared for all of them."""
+    declared elsewhere (declared.py: PLAN files, the REQUIREMENTS.md traceability). The phase's
+    requirements are exactly its declared ids, each with its own verdict line: these, and every
+    id a summary's requirements list, line or section declares (for all of its plans); a report
+    in prose counts only for one of them."""
     summaries = list(summaries)
-    roadmap = tuple(roadmap_ids)
-    reports = [requirement_reports(text) for _, _, text in summaries]
-    known = {
-        *roadmap,
-        *declared,
-        *(r.id for found in reports for r in found if r.source != "prose"),
-    }
+    outside = tuple(unique([*roadmap_ids, *declared]))
+    first = [requirement_reports(text) for _, _, text in summaries]
+    known = {*outside, *(r.id for found in first for r in found if r.source in DECLARING)}
+    # again, now that the declared ids are known: a status sentence reports one of any shape
+    reports = [requirement_reports(text, known) for _, _, text in summaries]
     plans = tuple(plan_facts(pid, name, text, known, found)
                   for (pid, name, text), found in zip(summaries, reports, strict=True))  # fmt: skip
-    ids = sort_ids(unique([*roadmap, *(i for p in plans for i in p.requirement_ids)]))
-    paths = file_paths(path for p in plans for path in p.paths)
-    return PhaseFacts(tuple(ids), tuple(paths), plans, roadmap)
+    ids = sort_ids(unique([*outside, *(i for p in plans for i in p.requirement_ids)]))
+    roadmap = tuple(roadmap_ids)
+    return PhaseFacts(tuple(ids), tuple(phase_paths(plans)), plans, roadmap)
+
+
+def phase_paths(plans: Iterable[PlanFacts]) -> list[str]:
+    """The paths a compacted phase keeps, each its own Files row: every declared file, as
+    written, whatever its shape (filelists.py); then what prose names with its folder
+    (`src/a.ts`, not a bare `CLAUDE.md`), neither a glob nor the tail of another path the phase
+    names (`tests/x.py` beside `backend/tests/x.py`)."""
+    plans = list(plans)
+    secondary = {path for p in plans for path in p.secondary}
+    primary = {path for p in plans for path in p.listed if path not in p.secondary}
+    every = {path for p in plans for path in p.paths}
+
+    def tail(path: str) -> bool:
+        return any(o != path and o.endswith("/" + path) for o in every)
+
+    listed = unique(path for p in plans for path in p.listed
+                    if path in primary or not tail(path))  # fmt: skip
+    named = unique(path for p in plans for path in p.paths)
+    prose = [path for path in file_paths(p for p in named if p not in secondary | primary)
+             if "/" in path and not tail(path)]  # fmt: skip
+    return [*listed, *prose]
 
 
 # ---------------------------------------------------------------- sections

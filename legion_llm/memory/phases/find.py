@@ -18,25 +18,39 @@ Progress table's Status (`Complete`, `Complete (reviewed)`, `**Shipped** ...`) o
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from legion_llm.errors import InputError
 from legion_llm.memory.files import read_text, require_inside
-from legion_llm.memory.phases.extract import ids_in_line, normalise
+from legion_llm.memory.phases.extract import listed_ids, normalise
 from legion_llm.memory.phases.planning import phase_key
 from legion_llm.memory.table import parse_markdown
 
-PHASE_DIR_RE = re.compile(r"^(\d+(?:\.\d+)?)-(.+)$")
-PLAN_FILE_RE = re.compile(r"^(\d+(?:\.\d+)?)-(\d+[a-z]?)-(SUMMARY|PLAN)\.md$", re.IGNORECASE)
-# a phase of one plan written without a plan number: `16-PLAN.md` and `16-SUMMARY.md`
-SINGLE_PLAN_FILE_RE = re.compile(r"^(\d+(?:\.\d+)?)-(SUMMARY|PLAN)\.md$", re.IGNORECASE)
-_CHECK_RE = re.compile(
-    r"^\s*[-*]\s*\[([ xX])\]\s*(?:\*\*)?Phase\s+(\d+(?:\.\d+)?)\s*[:.—–-]\s*(.*)$", re.IGNORECASE
+# a phase folder: an optional prefix of words, the phase number, an optional slug (`03-billing`,
+# `06.1-hotfix`, `CTRX-23-pyinstaller`, `phase-7-auth`, `12`)
+PHASE_DIR_RE = re.compile(
+    r"^(?:(?P<prefix>[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*)[-_ ])?"
+    r"(?P<number>\d+(?:\.\d+)*)(?:[-_ ](?P<slug>.+))?$"
 )
-_HEADING_RE = re.compile(r"^(#{2,4})\s+Phase\s+(\d+(?:\.\d+)?)\s*[:.—–-]\s*(.*)$", re.IGNORECASE)
-_ROW_PHASE_RE = re.compile(r"^\s*(?:Phase\s+)?(\d+(?:\.\d+)?)\b\.?\s*[—–:-]?\s*(.*)$", re.I)
-_REQ_RE = re.compile(r"^\s*(?:[-*]\s*)?\*\*Requirements?:?\*\*\s*:?\s*(.*)$", re.IGNORECASE)
+# a plan's files: `03-01-SUMMARY.md` (`02-01a`, `06.1-01`) or `03-PLAN-01.md` / `03-SUMMARY-01.md`
+PLAN_FILE_RE = re.compile(
+    r"^(?P<phase>\d+(?:\.\d+)*)-(?:(?P<plan>\d+[a-z]?)-(?P<kind>SUMMARY|PLAN)|"
+    r"(?P<kind2>SUMMARY|PLAN)-(?P<plan2>\d+[a-z]?))\.md$",
+    re.IGNORECASE,
+)
+# one number: the phase's one plan (`16-PLAN.md`, `16-SUMMARY.md` in phase 16), or a plan numbered
+# without its phase (`01-SUMMARY.md`, `02-SUMMARY.md` in phase 05)
+SINGLE_PLAN_FILE_RE = re.compile(r"^(\d+(?:\.\d+)*[a-z]?)-(SUMMARY|PLAN)\.md$", re.IGNORECASE)
+_CHECK_RE = re.compile(
+    r"^\s*[-*]\s*\[([ xX])\]\s*(?:\*\*)?Phase\s+(\d+(?:\.\d+)*)\s*[:.—–-]\s*(.*)$", re.IGNORECASE
+)
+_HEADING_RE = re.compile(r"^(#{2,4})\s+Phase\s+(\d+(?:\.\d+)*)\s*[:.—–-]\s*(.*)$", re.IGNORECASE)
+_ROW_PHASE_RE = re.compile(r"^\s*(?:Phase\s+)?(\d+(?:\.\d+)*)\b\.?\s*[—–:-]?\s*(.*)$", re.I)
+_REQ_RE = re.compile(
+    r"^\s*(?:>\s*)*(?:[-*]\s*)?\*\*Requirements?:?\*\*\s*:?\s*(.*)$", re.IGNORECASE
+)
 _DONE_RE = re.compile(r"\b(complete|completed|done|shipped|reviewed)\b")
 _OPEN_RE = re.compile(r"\b(in progress|incomplete|not started|pending|planned|partial)\b")
 _MATCH_THRESHOLD = 0.5
@@ -88,12 +102,28 @@ class Phase:
 
 
 def slug_words(text: str) -> set[str]:
-    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if w}
+    """The words of a name or slug, in any script (`Настройки`, `설정`, `Kalender`), accents
+    aside (a folder written `exportacion` is the ROADMAP's `Exportación`)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.lower())
+                    if not unicodedata.combining(c))  # fmt: skip
+    return set(re.findall(r"[^\W_]+", plain))
+
+
+def folder_number(name: str) -> str | None:
+    """The phase number a folder name carries (`CTRX-23-pyinstaller` -> `23`), else None."""
+    match = PHASE_DIR_RE.match(name)
+    return match.group("number") if match else None
+
+
+def folder_slug(name: str) -> str:
+    """The words after the number (`03-billing-exports` -> `billing-exports`; "" for none)."""
+    match = PHASE_DIR_RE.match(name)
+    return (match.group("slug") or "") if match else name
 
 
 def name_match(name: str, slug: str) -> float:
     """Share of words a ROADMAP name and a folder slug have in common (0..1)."""
-    a, b = slug_words(name), slug_words(PHASE_DIR_RE.sub(r"\2", slug))
+    a, b = slug_words(name), slug_words(folder_slug(slug))
     return len(a & b) / max(len(a), len(b)) if a and b else 0.0
 
 
@@ -184,7 +214,10 @@ def roadmap_status(
     heading = next((e for e in entries if e.kind == "heading"), None)
     names = [e.name for e in entries if e.name and not e.in_details]
     name = heading.name if heading and heading.name else (names[0] if names else None)
+    checklist = next((e for e in entries if e.kind == "checklist"), None)
     ids = _requirements(text, heading.line) if heading else ()
+    if not ids and checklist:  # `- [x] **Phase 7: Name**` with its details indented below it
+        ids = _requirements(text, checklist.line, nested=True)
     return RoadmapStatus(bool(entries), bool(yes), name, ids, yes, no if yes else (), path)
 
 
@@ -194,14 +227,25 @@ def _describe(entry: _Entry) -> str:
     return f"ROADMAP {mark} (line {entry.line + 1}): {state}"
 
 
-def _requirements(text: str, heading_line: int) -> tuple[str, ...]:
+def _requirements(text: str, heading_line: int, *, nested: bool = False) -> tuple[str, ...]:
+    """The ids of the phase entry's `**Requirements**:` line, or of the list right below it
+    when the line itself is empty (`**Requirements:**` then `- EMP-01, EMP-02`). `nested`: the
+    entry is a checklist line and its details are the indented lines below it."""
     lines = text.split("\n")
-    for line in lines[heading_line + 1 :]:
-        if re.match(r"^#{1,4}\s", line):
+    for index, line in enumerate(lines[heading_line + 1 :], start=heading_line + 1):
+        if re.match(r"^#{1,4}\s", line) or (nested and line.strip() and line[:1] not in " \t"):
             break
         match = _REQ_RE.match(line)
+        if match and match.group(1).strip():
+            return tuple(listed_ids(match.group(1), anywhere=True))
         if match:
-            return tuple(ids_in_line(match.group(1)))
+            below = []
+            for item in lines[index + 1 :]:
+                bullet = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?(.*)$", item)
+                if not bullet:
+                    break
+                below += listed_ids(bullet.group(1), anywhere=True)
+            return tuple(dict.fromkeys(below))
     return ()
 
 
@@ -229,7 +273,11 @@ def _shipped(folder: Path, planning: Path) -> bool:
 
 
 def _is_phase_dir(path: Path) -> bool:
-    return path.is_dir() and PHASE_DIR_RE.match(path.name) is not None
+    """A folder named like a phase that is no group of phases (`archive/milestone-1/` holds
+    phase folders: it is not one)."""
+    if not (path.is_dir() and PHASE_DIR_RE.match(path.name)):
+        return False
+    return not any(c.is_dir() and PHASE_DIR_RE.match(c.name) for c in path.iterdir())
 
 
 def _roadmap_for(folder: Path, planning: Path) -> Path:
@@ -249,6 +297,14 @@ def _roadmap_for(folder: Path, planning: Path) -> Path:
     return planning / "ROADMAP.md"
 
 
+def requirements_files(phase: Phase) -> list[Path]:
+    """Every REQUIREMENTS.md that may define the phase's ids: its milestone's (requirements_file),
+    the current one, and each shipped milestone's copy (`milestones/v1.0-REQUIREMENTS.md`)."""
+    found = [requirements_file(phase), phase.planning / "REQUIREMENTS.md"]
+    found += sorted((phase.planning / "milestones").glob("*REQUIREMENTS.md"))
+    return [p for p in dict.fromkeys(found) if p.is_file()]
+
+
 def requirements_file(phase: Phase) -> Path:
     """The REQUIREMENTS.md of the phase's milestone: a shipped milestone's own copy
     (`milestones/v1.0-REQUIREMENTS.md` beside its ROADMAP), else `.planning/REQUIREMENTS.md`."""
@@ -266,57 +322,88 @@ def requirements_file(phase: Phase) -> Path:
     return phase.planning / "REQUIREMENTS.md"
 
 
+def _has_twin(folder: Path, planning: Path, key: str) -> bool:
+    """Whether another phase folder of the same milestone carries this phase's number."""
+    siblings = folder.parent.iterdir() if folder.parent.is_dir() else iter(())
+    return any(
+        other != folder
+        and _is_phase_dir(other)
+        and phase_key(folder_number(other.name) or "") == key
+        for other in siblings
+    )
+
+
+def _is_plan_file(name: str) -> bool:
+    """Every plan of the folder, each spelling (`03-01-PLAN.md` and `03-PLAN-01.md` may both
+    exist; each may declare requirements)."""
+    match = PLAN_FILE_RE.match(name)
+    if match:
+        return (match.group("kind") or match.group("kind2")).upper() == "PLAN"
+    alone = SINGLE_PLAN_FILE_RE.match(name)
+    return alone is not None and alone.group(2).upper() == "PLAN"
+
+
 def _plan_sort_key(plan_id: str) -> tuple[int, str]:
     number = re.match(r"^(\d+)([a-z]?)$", plan_id.rsplit("-", 1)[-1], re.IGNORECASE)
     return (int(number.group(1)), number.group(2)) if number else (10**6, plan_id)
 
 
 def _plan_files(folder: Path, key: str) -> tuple[dict[str, Path], dict[str, Path], list[Path]]:
+    """(plan id -> summary, plan id -> PLAN, summaries that are no plan's) of a phase folder.
+
+    Every `NN-MM-SUMMARY.md` in the folder is a plan's, whatever number it starts with (a
+    folder is one phase: a prefixed or renumbered one keeps its files' numbers). Files of one
+    number are plans numbered without their phase when any of them differs from the phase's
+    number, else the phase's one plan; beside plans of two numbers they are the phase's own
+    summary (not a plan's). Any other `*SUMMARY.md` (`08-CLOSEOUT-SUMMARY.md`,
+    `PLANNING-SUMMARY.md`) is not a plan summary."""
     summaries: dict[str, Path] = {}
     plans: dict[str, Path] = {}
     excluded: list[Path] = []
-    single: dict[str, Path] = {}
+    single: dict[str, dict[str, Path]] = {"SUMMARY": {}, "PLAN": {}}
     for path in sorted(folder.glob("*.md")):
         match = PLAN_FILE_RE.match(path.name)
         alone = SINGLE_PLAN_FILE_RE.match(path.name)
-        if match and phase_key(match.group(1)) == key:
-            plan_id = f"{match.group(1)}-{match.group(2)}"
-            if match.group(3).upper() == "SUMMARY":
-                summaries[plan_id] = path
-            else:
-                plans[plan_id] = path
-        elif alone and phase_key(alone.group(1)) == key and alone.group(2).upper() == "SUMMARY":
-            single[alone.group(1)] = path
+        if match:
+            plan_id = f"{match.group('phase')}-{match.group('plan') or match.group('plan2')}"
+            kind = (match.group("kind") or match.group("kind2")).upper()
+            (summaries if kind == "SUMMARY" else plans).setdefault(plan_id, path)
+        elif alone:
+            single[alone.group(2).upper()][alone.group(1)] = path
         elif path.name.upper().endswith("SUMMARY.MD"):
             excluded.append(path)
-    if single and not summaries:  # the phase's one plan, its id as the files write it (`16`)
-        summaries.update(single)
-        plans.update({pid: folder / f"{pid}-PLAN.md" for pid in single
-                      if (folder / f"{pid}-PLAN.md").is_file()})  # fmt: skip
+    ones = single["SUMMARY"]
+    unnumbered = any(phase_key(n) != key for n in ones)
+    if ones and (unnumbered or not summaries):
+        summaries.update(ones)  # each plan's id as its files write it (`16`, `01`)
+        plans.update({n: p for n, p in single["PLAN"].items() if n in ones or unnumbered})
     else:
-        excluded += single.values()
+        excluded += ones.values()
     return summaries, plans, excluded
 
 
 def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> Phase:
     """The phase in `folder` with its plan files and ROADMAP status."""
-    match = PHASE_DIR_RE.match(folder.name)
-    if not match:
+    number = folder_number(folder.name)
+    if number is None:
         raise InputError(
             f"{folder} is not a phase folder (expected a name like 03-billing-exports)"
         )
-    number, key = match.group(1), phase_key(match.group(1))
+    key = phase_key(number)
     summaries, plans, excluded = _plan_files(folder, key)
     ordered = sorted(summaries, key=_plan_sort_key)
     roadmap_path = _roadmap_for(folder, planning)
     archived = _shipped(folder, planning)
-    # an archived folder is only the ROADMAP's phase N when the names agree (numbers restart)
+    # an archived folder, or one beside another folder of its number, is the ROADMAP's phase N
+    # only when the names agree (numbers restart per milestone; a ROADMAP names one of the twins)
+    require_name = require_name or archived or _has_twin(folder, planning, key)
     status = roadmap_status(read_text(roadmap_path), key, folder.name,
-                            require_name=require_name or archived, path=roadmap_path)  # fmt: skip
+                            require_name=require_name, path=roadmap_path)  # fmt: skip
     if archived and not status.complete:
         status = RoadmapStatus(status.found, True, status.name, status.requirement_ids,
                                ("archived milestone folder",), (), roadmap_path)  # fmt: skip
-    name = status.name or match.group(2).replace("-", " ").capitalize()
+    slug = folder_slug(folder.name)
+    name = status.name or slug.replace("-", " ").replace("_", " ").capitalize() or f"Phase {key}"
     return Phase(
         key=key,
         number=number,
@@ -329,7 +416,7 @@ def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> P
         excluded=tuple(excluded),
         roadmap=status,
         archived=archived,
-        plan_files=tuple(plans[pid] for pid in sorted(plans, key=_plan_sort_key)),
+        plan_files=tuple(p for p in sorted(folder.glob("*.md")) if _is_plan_file(p.name)),
     )
 
 
@@ -353,15 +440,15 @@ def find_phase(root: Path, spec: str) -> Phase:
         require_inside(as_path, root)
         return load_phase(as_path, _planning_of(as_path, planning))
     folders = phase_folders(planning)
-    if PHASE_DIR_RE.match(spec) and not re.fullmatch(r"\d+(?:\.\d+)?", spec):
+    if PHASE_DIR_RE.match(spec) and not re.fullmatch(r"\d+(?:\.\d+)*", spec):
         named = [f for f in folders if f.name == spec]
         if not named:
             raise InputError(f"no phase folder named {spec!r} under {planning}")
         return load_phase(named[0], planning, require_name=len(named) > 1)
     key = phase_key(spec)
-    if not re.fullmatch(r"\d+(?:\.\d+)?", key):
+    if not re.fullmatch(r"\d+(?:\.\d+)*", key):
         raise InputError(f"phase {spec!r} is not a number, a phase folder name or a folder path")
-    same = [f for f in folders if phase_key(PHASE_DIR_RE.sub(r"\1", f.name)) == key]
+    same = [f for f in folders if phase_key(folder_number(f.name) or "") == key]
     if not same:
         raise InputError(
             f"no folder for phase {spec} under {planning / 'phases'}, archive/ or milestones/"
@@ -389,16 +476,43 @@ def _choose(folders: list[Path], key: str, planning: Path, spec: str) -> Phase:
 
 
 def completed_without_compaction(root: Path) -> list[Phase]:
-    """Completed phases in `.planning/phases/` that have summaries and no COMPACTED.md."""
+    """Complete phases with plan summaries and no COMPACTED.md, in every layout phase_folders
+    reads (`phases/`, archived and shipped milestones), worth compacting (WORTH_COMPACTING).
+    Complete: the ROADMAP marks it so, it sits in a shipped milestone, or, for a phase the
+    ROADMAP does not list, every plan has its summary."""
     planning = planning_dir(root)
-    folders = [f for f in phase_folders(planning) if f.parent == planning / "phases"]
-    keys = [phase_key(PHASE_DIR_RE.sub(r"\1", f.name)) for f in folders]
+    folders = phase_folders(planning)
+    keys = [phase_key(folder_number(f.name) or "") for f in folders]
     found = []
     for folder, key in zip(folders, keys, strict=True):
         phase = load_phase(folder, planning, require_name=keys.count(key) > 1)
-        if phase.roadmap.complete and phase.summaries and not phase.compacted_path.exists():
+        if _worth(phase) and not phase.compacted_path.exists() and _complete(phase):
             found.append(phase)
     return found
+
+
+def _worth(phase: Phase) -> bool:
+    return sum(path.stat().st_size for _, path in phase.summaries) >= WORTH_COMPACTING
+
+
+# summaries shorter than this are shorter than any compacted summary (its frontmatter, title
+# and a verdict line an id alone are about this long): not offered for compaction (`compact`
+# itself decides exactly and says "nothing to compact")
+WORTH_COMPACTING = 400
+
+
+def _complete(phase: Phase) -> bool:
+    if phase.roadmap.complete:
+        return True
+    return not phase.roadmap.found and not phase.missing_summaries
+
+
+def phase_specs(phases: list[Phase], root: Path) -> list[str]:
+    """What names each phase on the command line: its number when no other phase folder
+    carries it, else its folder's path from the project root (one listing of the folders)."""
+    numbers = [phase_key(folder_number(f.name) or "") for f in phase_folders(planning_dir(root))]
+    return [p.key if numbers.count(p.key) == 1 else p.folder.relative_to(root).as_posix()
+            for p in phases]  # fmt: skip
 
 
 @dataclass(frozen=True)

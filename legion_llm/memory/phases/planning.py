@@ -8,17 +8,18 @@ from pathlib import Path
 from legion_llm.memory.files import read_text
 
 _PHASE_LINE_RE = re.compile(
-    r"^\s*(?:[-*>]\s*)?\**Phase\**\s*:?\s*\**\s*:?\s*(\d+(?:\.\d+)?)\b",
+    r"^\s*(?:[-*>]\s*)?\**Phase\**\s*:?\s*\**\s*:?\s*(\d+(?:\.\d+)*)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 
 
 def phase_key(phase: str) -> str:
-    """'01' -> '1', '06.1' -> '6.1', 'Phase 3' -> '3'; other text lowercased as it is."""
+    """'01' -> '1', '06.1' -> '6.1', '12.03.1' -> '12.3.1', 'Phase 3' -> '3'; other text
+    lowercased as it is."""
     text = phase.strip().lower().removeprefix("phase").strip()
-    head, dot, tail = text.partition(".")
-    if head.isdigit() and (not dot or tail.isdigit()):
-        return str(int(head)) + (f".{int(tail)}" if dot else "")
+    parts = text.split(".")
+    if all(part.isdigit() for part in parts):
+        return ".".join(str(int(part)) for part in parts)
     return text
 
 

@@ -12,21 +12,20 @@ text states):
   completes, closes, covers, implements, addresses, fulfils, delivers, meets, passes, verified
   ...) reports the ids it names (`AUTH-01, AUTH-02 all satisfied`).
 
-Precision: an id is a requirement when it is declared (a frontmatter requirements list, a
-requirements section or line, the ROADMAP's phase entry, a definition line of REQUIREMENTS.md,
-a PLAN's requirements list: `declared`) or stated in a tight requirement context: a
-requirement word or status verb right before or after the ids (`satisfies AUTH-01`,
-`R3 and R4 covered`). A prose report of an undeclared id in a looser sentence, or of an id used
-as a name (`the RCF-1 form`, `ISO-8601 timestamps`: a lower-case word right after it), is no
-report (`Report.tight` says which; `keep_reports` applies the rule).
+Declaration, not shape, makes a requirement. An id is a requirement of the phase when something
+declares it (DECLARING here: a frontmatter requirements list in any spelling, a requirements
+section or line; elsewhere: the ROADMAP's phase entry, a PLAN's list, a REQUIREMENTS.md
+traceability row for the phase), and then whatever its shape (`UX-STATES`, `D-04`,
+`REQ-sizes-five`, `PHASE-34-D-A1`): `listed_ids` reads every declaration. A report in prose or
+in a verification item counts only for a declared id (`keep_reports`): a screen code
+(`Dashboard (S-06)`), another phase's decision (`DEC-041`), a ticket, a form's name
+(`the RCF-1 form`) or a standard (`ISO-8601`) in a status sentence stays text.
 
-Id styles: `REQ-01`, `AUTH-02`, `L9I-01`, `FR-GATE-A1-02`, `R1`, dotted `R1.1` (and, in a
-frontmatter requirements list, any one-word id-like item such as `04.2-K1` or `SYNC_05`); ranges `R1.1–R1.4`,
-`REQ-01—REQ-03`, `FX-01..03` and `FX-01..FX-03` keep their literal and add their members;
-`AUTH-01 through AUTH-06` adds its members.
-Decision, threat, outcome, error and pattern ids (`D-05`, `T-01-01`, `O-014`, `E-002`,
-`PAT-003`) are never requirements; in prose, standards and algorithms (`SHA-256`, `UTF-8`,
-`ISO-8601`) and bare letter+digit words (`S3`, `ES2022`) are not either.
+Id styles read in prose: `REQ-01`, `AUTH-02`, `L9I-01`, `FR-GATE-A1-02`, `R1`, dotted `R1.1`, and
+any declared id written whole; ranges `R1.1–R1.4`, `REQ-01—REQ-03`, `FX-01..03` and
+`FX-01..FX-03` keep their literal and add their members; `AUTH-01 through AUTH-06` adds its
+members. In prose, standards and algorithms (`SHA-256`, `UTF-8`, `ISO-8601`) and bare
+letter+digit words (`S3`, `ES2022`) are never ids.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ _DASH_ID = r"[A-Z][A-Z0-9]{0,11}(?:-[A-Z][A-Z0-9]{0,11}){0,3}-\d{1,4}(?:\.\d+)?"
 _DOT_ID = r"[A-Z]{1,4}\d+(?:\.\d+)*"
 _ID = rf"(?:{_DASH_ID}|{_DOT_ID})"
 EDGE_BEFORE = r"(?<![\w.\-/])"
-EDGE_AFTER = r"(?![\w\-]|\.\d)"
+EDGE_AFTER = r"(?![\w\-]|\.\w)"  # `M7` is no id inside `M7.PnE`, nor `AUTH-01` in `AUTH-01.md`
 ID_RE = re.compile(rf"{EDGE_BEFORE}({_ID}){EDGE_AFTER}")
 _RANGE_BODY = rf"({_ID})(?:\s*(?:[–—-]|\.\.)\s*({_ID})|\s*(?:\.\.|[–—])\s*(\d+)(?![\w\-]|\.\d))"
 RANGE_RE = re.compile(rf"{EDGE_BEFORE}{_RANGE_BODY}{EDGE_AFTER}")
@@ -56,33 +55,58 @@ _NOT_IN_PROSE = re.compile(
     r"^(?:SHA|MD|UTF|UCS|ISO|IEC|IEEE|RFC|TLS|SSL|AES|RSA|DES|HTTP|ES|ECMA|PEP|CVE|CWE|X|"
     r"BASE|WCAG|ARIA|HTML|CSS|IPV|WPA|H|MP|HS|RS|PS)-\d"
 )
-_REQ_HEADING = re.compile(r"^#{2,4}\s+Requirements?\b", re.IGNORECASE)
+# a requirements section's heading, in English or translated (`## Requirements Covered`,
+# `## Abgedeckte Anforderungen`, `## 충족된 요구사항`); not one that names the REQUIREMENTS.md file
+_REQ_HEADING = re.compile(
+    r"^#{2,4}\s+.*?(?:\brequirements?\b(?!\.md)|\brequisit[oi]s?\b|\bexigences?\b|"
+    r"\banforderungen\b|\bkrav\b|\bвымоги\b|\bтребовани\w*|\bvereisten\b|\bwymagania\b|"
+    r"需求|要件|要求|요구\s?사항|yêu cầu)",
+    re.IGNORECASE,
+)
 _VERIFY_HEADING = re.compile(r"^#{2,4}\s+(?:.*\b)?(?:verification|verified)\b", re.IGNORECASE)
 _REQ_LINE = re.compile(
     r"^\s*(?:[-*>]\s*)*(?:\*\*)?Requirements?(?:\*\*)?\s*:\s*(?:\*\*)?\s*:?\s*(.*)$",
     re.IGNORECASE,
 )
-_FM_REQ_KEY = re.compile(r"^(requirements?(?:[-_][a-z_-]+)?)\s*:(.*)$", re.IGNORECASE)
+_FM_REQ_KEY = re.compile(r"^(requirements?(?:[-_ ]?[a-z][a-z_ -]*)?)\s*:(.*)$", re.IGNORECASE)
 _PARENS = re.compile(r"\([^()]*\)")
 _YAML_COMMENT = re.compile(r"(?:^|\s)#.*$")
-# one word with a digit and an upper-case letter, or upper-case words joined by hyphens
-_LIST_ITEM_ID = re.compile(
-    r"(?=[\w.\-]*\d)(?=[\w.\-]*[A-Z])[A-Za-z0-9][\w.\-]*[A-Za-z0-9]|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
+# status words, in English and in the languages summaries are written in (a summary in French
+# reports `L'exigence AUTH-01 est remplie`, one in Korean `AUTH-01 충족`); scripts without spaces
+# between words are matched without word edges
+_DONE_WORDS = (
+    r"satisf(?:y|ies|ied|ying)|complet(?:e|es|ed|ing)|clos(?:e|es|ed|ing)|cover(?:s|ed|ing)?|"
+    r"implement(?:s|ed|ing)?|address(?:es|ed|ing)?|fulfil+(?:s|ed|ing)?|deliver(?:s|ed|ing)?|"
+    r"meets?|met|pass(?:es|ed)?|verified|done|"
+    r"cierra|cumplid[oa]s?|satisfech[oa]s?|completad[oa]s?|resuelt[oa]s?|cubiert[oa]s?|"
+    r"implementad[oa]s?|atendid[oa]s?|cumprid[oa]s?|conclu[ií]d[oa]s?|fecha(?=\s+\S*[A-Z0-9])|"
+    r"cl[ôo]t|satisfaite?s?|remplie?s?|r[ée]alis[ée]e?s?|termin[ée]e?s?|impl[ée]ment[ée]e?s?|"
+    r"couverte?s?|erf[üu]llt|erledigt|umgesetzt|abgeschlossen|implementiert|abgedeckt|"
+    r"st[äa]nger|uppfyll[td]|klart|genomf[öo]rt|закрыва\w*|выполнен\w*|реализован\w*|"
+    r"закрыт\w*|hoàn tất|hoàn thành|đáp ứng"
 )
-_STATUS_WORD = re.compile(
-    r"\b(?:satisf(?:y|ies|ied|ying)|complet(?:e|es|ed|ing)|clos(?:e|es|ed|ing)|"
-    r"cover(?:s|ed|ing)?|implement(?:s|ed|ing)?|address(?:es|ed|ing)?|fulfil+(?:s|ed|ing)?|"
-    r"deliver(?:s|ed|ing)?|meets?|met|pass(?:es|ed)?|verified|done)\b",
-    re.IGNORECASE,
+_DONE_UNSPACED = r"完成|满足|実装|完了|満たし|達成|충족|완료|구현|实现"
+_STATUS_WORD = re.compile(rf"\b(?:{_DONE_WORDS})\b|{_DONE_UNSPACED}", re.IGNORECASE)
+_NOT_YET = (
+    r"aún no|todavía no|pas encore|noch nicht|ännu inte|ещё не|еще не|ainda não|chưa|"
+    r"sigue abiert[oa]|reste ouverte?|bleibt offen|fortfarande öppe[tn]|остаётся открыт\w*|"
+    r"continua em aberto|vẫn còn mở"
 )
+_NOT_YET_UNSPACED = r"未完成|未完了|仍未|まだ|아직|열려"
 _NEGATED = re.compile(
     r"\b(?:not|never|no longer|isn't|aren't|wasn't|won't|doesn't|don't|without|nor)\b"
     r"(?:\s+\w+){0,3}?\s+(?:yet\s+)?(?:satisf|complet|clos|cover|implement|address|fulfil|"
-    r"deliver|meet|met|pass|verif|done)|\b(?:is|are|was|were)\s+not\b",
+    r"deliver|meet|met|pass|verif|done)|\b(?:is|are|was|were)\s+not\b|"
+    rf"\b(?:{_NOT_YET})\b|{_NOT_YET_UNSPACED}",
     re.IGNORECASE,
 )
+_PARTIAL_WORDS = (
+    r"\b(?:partial\w*|a medias|parcial\w*|partiel\w*|teilweise|delvis|частичн\w*|một phần)\b|"
+    r"部分|一部|일부"
+)
 _SIGNAL = re.compile(
-    rf"{_STATUS_WORD.pattern}|{_NEGATED.pattern}|\b(?:deferred|pending|partial\w*|fail\w*)\b",
+    rf"{_STATUS_WORD.pattern}|{_NEGATED.pattern}|\b(?:deferred|pending|fail\w*)\b|"
+    rf"{_PARTIAL_WORDS}",
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+|\s+but\s+")
@@ -94,6 +118,9 @@ _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+")
 _MAX_RANGE = 50
 
 Verdict = Literal["pass", "partial", "fail", "not verified"]
+# the sources that declare an id a requirement of the phase (prose and verification items only
+# report on an id declared somewhere)
+DECLARING = frozenset({"frontmatter", "section", "line"})
 
 
 @dataclass(frozen=True)
@@ -101,10 +128,9 @@ class Report:
     """One place a summary names a requirement id, and the verdict that place states."""
 
     id: str
-    source: str  # "frontmatter" | "section" | "line" | "prose"
+    source: str  # "frontmatter" | "section" | "line" (DECLARING) | "verification" | "prose"
     text: str
     stated: Verdict
-    tight: bool = True  # a prose report in a tight requirement context (module docstring)
 
     def verdict(self, outcome: str) -> Verdict:
         """The stated verdict, bounded by the plan's outcome (a failed plan passes nothing)."""
@@ -124,7 +150,7 @@ def stated_verdict(text: str) -> Verdict:
         return "fail"
     if _NEGATED.search(text) or _OPEN.search(text):
         return "not verified"
-    if "partial" in low:
+    if re.search(_PARTIAL_WORDS, text, re.IGNORECASE):
         return "partial"
     return "pass"
 
@@ -157,7 +183,7 @@ def range_members(rid: str) -> list[str]:
     return expand_range(match.group(1), match.group(2) or match.group(3))
 
 
-def _ids(text: str, single: re.Pattern[str]) -> list[str]:
+def _ids(text: str, single: re.Pattern[str], *, keep_all: bool = False) -> list[str]:
     found: list[str] = []
     for match in RANGE_RE.finditer(text):
         members = expand_range(match.group(1), match.group(2) or match.group(3))
@@ -167,18 +193,19 @@ def _ids(text: str, single: re.Pattern[str]) -> list[str]:
         if single.fullmatch(match.group(1)) and single.fullmatch(match.group(2)):
             found += expand_range(match.group(1), match.group(2))
     found += [m.group(1) for m in single.finditer(text)]
-    return list(dict.fromkeys(i for i in found if not NOT_REQUIREMENT.match(i)))
+    return list(dict.fromkeys(i for i in found if keep_all or not NOT_REQUIREMENT.match(i)))
 
 
-def ids_in_line(text: str) -> list[str]:
-    """Requirement ids in a requirement source line: ranges as written plus their members.
-    A parenthetical is a note (`R1, R2 (was R7)`), not a source."""
-    return _ids(_PARENS.sub(" ", text), ID_RE)
+def ids_in_line(text: str, *, keep_all: bool = False) -> list[str]:
+    """Requirement ids of the usual shapes in a line: ranges as written plus their members.
+    A parenthetical is a note (`R1, R2 (was R7)`), not a source. `keep_all`: a declaration
+    (decision-shaped ids such as `D-04` are requirements there)."""
+    return _ids(_PARENS.sub(" ", text), ID_RE, keep_all=keep_all)
 
 
-def ids_in_prose(text: str) -> list[str]:
+def ids_in_prose(text: str, *, keep_all: bool = False) -> list[str]:
     """Requirement ids in a prose sentence (stricter shapes, see the module docstring)."""
-    return [i for i in _ids(text, _PROSE_ID_RE) if not _NOT_IN_PROSE.match(i)]
+    return [i for i in _ids(text, _PROSE_ID_RE, keep_all=keep_all) if not _NOT_IN_PROSE.match(i)]
 
 
 def split_frontmatter(text: str) -> tuple[list[str], str]:
@@ -209,17 +236,52 @@ def _frontmatter_reports(lines: list[str]) -> list[Report]:
             values.append(_YAML_COMMENT.sub("", item).strip().lstrip("-").strip())
         for value in values:
             found += [
-                Report(i, "frontmatter", f"{key}: {value}", stated) for i in _listed_ids(value)
+                Report(i, "frontmatter", f"{key}: {value}", stated) for i in listed_ids(value)
             ]
     return found
 
 
-def _listed_ids(value: str) -> list[str]:
-    """The ids of a frontmatter requirements value: the usual shapes, plus any list item that is
-    one id-like word (`03.6-T1`, `REQ-HERO-3D`, `AUTH_01`, `FR-3a`: the key says it is an id)."""
-    items = [item.strip().strip("\"'") for item in value.split(",")]
-    words = [i for i in items if _LIST_ITEM_ID.fullmatch(i) and not NOT_REQUIREMENT.match(i)]
-    return list(dict.fromkeys([*ids_in_line(value), *words]))
+# one word that can be an id in a declared list (the key says it is one): letters, digits and
+# `-_.`, with an upper-case letter or a digit, and a digit or an inner separator (`AUTH-01`,
+# `UX-STATES`, `R1`, `FR1.1`, `REQ-sizes-five`, `SYNC_05`, `04.2-K1`, `D-04`); not a plain word
+ID_LIKE = re.compile(
+    r"(?=\S*[A-Za-z])(?=\S*[A-Z0-9])(?=\S*(?:\d|[A-Za-z0-9][-_.][A-Za-z0-9]))[A-Za-z0-9][\w.\-–]*"
+)
+# where ids sit among words (a requirement line or section, the ROADMAP, REQUIREMENTS.md), an id
+# also opens with an upper-case letter or a digit, and without a digit its first letters are
+# upper case: `UX-STATES`, `REQ-sizes-five`, but never `Cross-Platform`, `v1`, `user.getName` or
+# a file such as `REQUIREMENTS.md`
+ID_SHAPED = re.compile(
+    r"(?=[A-Z0-9])(?!\S*\.[a-z]{1,5}$)(?:(?=\S*\d)|[A-Z]+[-_.])(?=\S*[A-Za-z])[A-Za-z0-9][\w.\-–]*"
+)
+_NONE_WORDS = frozenset({"none", "n/a", "na", "tbd", "-", "—", "[]", "null", "nothing"})
+
+
+def listed_ids(value: str, *, among_words: bool = False, anywhere: bool = False) -> list[str]:
+    """The ids a declared requirements list names, taken whole whatever their shape: each
+    comma-separated item's first word when it is id-like (`UX-STATES`, `D-04`, `REQ-sizes-five`,
+    `PHASE-34-D-A1`; a note after it such as `AUTH-01: login` or `AUTH-01 (partial)` is no id),
+    plus ranges and their members (`R1.1–R1.4`, `FX-01..03`, `AUTH-01 through AUTH-03`). Used
+    for every declaration: frontmatter lists, requirement lines and sections, the ROADMAP's
+    phase entry, REQUIREMENTS.md definitions."""
+    found: list[str] = []
+    for item in re.split(r",|;|\s+/\s+", _PARENS.sub(" ", value)):
+        words = item.strip().strip("[]").split()
+        while words and not re.search(r"\w", words[0]):
+            words.pop(0)  # a status mark before the id (`✓ AUTH-01`, `- [x]`, `→`)
+        if not words:
+            continue
+        word = words[0].strip("\"'`*").rstrip(":.").strip("\"'`*")
+        shape = ID_SHAPED if among_words or anywhere else ID_LIKE
+        if anywhere:  # a requirements line: every id-shaped word (`Infrastructure for MFA-02`)
+            found += [w for w in (t.strip("\"'`*:.") for t in words) if ID_SHAPED.fullmatch(w)]
+        if word.lower() in _NONE_WORDS or not shape.fullmatch(word):
+            continue  # an item that does not open with an id is prose (`Verified by L25`)
+        found += [word, *range_members(word)]  # the item's id, whole, whatever its shape
+        # a range in words and more ids in the item (`AUTH-01 through AUTH-03`, `R1 and R2`),
+        # never a part of the item's own id (`M7` of `M7.PnE`)
+        found += [i for i in ids_in_line(item, keep_all=True) if i == word or i not in word]
+    return list(dict.fromkeys(found))
 
 
 def _section_item(line: str) -> tuple[str, str]:
@@ -234,7 +296,10 @@ def _section_item(line: str) -> tuple[str, str]:
     return parts[0].replace("**", "").replace("`", ""), note
 
 
-def _prose_reports(line: str) -> list[Report]:
+def _prose_reports(line: str, declared: frozenset[str]) -> list[Report]:
+    """The ids a status sentence reports: the usual shapes (decision-shaped ones too: whether
+    an id counts is keep_reports' to say), and any declared id written whole, whatever its
+    shape (`UX-EVENT done`, `closes REQ-sizes-five`)."""
     found: list[Report] = []
     for sentence in _SENTENCE.split(line):
         if not _STATUS_WORD.search(sentence):
@@ -242,71 +307,21 @@ def _prose_reports(line: str) -> list[Report]:
         text = " ".join(sentence.replace("**", "").replace("`", "").split()).rstrip(" ;,")
         for clause in _CLAUSE.split(text):
             stated = stated_verdict(clause if _SIGNAL.search(clause) else text)
-            found += [Report(i, "prose", text, _qualified(i, clause, stated), _tight(i, clause))
-                      for i in ids_in_prose(clause)]  # fmt: skip
+            ids = ids_in_prose(clause, keep_all=True)
+            ids += [i for i in declared if i not in ids and ids_present(i, clause)]
+            found += [Report(i, "prose", text, _qualified(i, clause, stated)) for i in ids]
     return found
 
 
-# ids written together: `AUTH-01, AUTH-02 and AUTH-03`, `R1/R2`, `FX-01..03`, `R1.1–R1.4`
-_GROUP = re.compile(
-    rf"{EDGE_BEFORE}{_ID}(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|&|\band\b|\bor\b|[–—]|\.\.)\s*"
-    rf"(?:{_ID}|\d+(?![\w.]))){{0,40}}"
-)
-_CONTEXT_BEFORE = re.compile(
-    r"\b(?:satisf\w*|implement\w*|cover\w*|clos\w*|fulfil\w*|meets?|met|address\w*|"
-    r"complet\w*|requirements?|reqs?)\b[\s:]*(?:[^\s.;:!?]+\s+){0,3}$",
-    re.I,
-)
-_CONTEXT_AFTER = re.compile(
-    r"^\s*(?:\([^()]*\)\s*)?(?:(?:is|are|was|were|now|all|both|each|fully|also|have been|"
-    r"has been|been)\s+)*(?:satisf\w*|implement\w*|cover\w*|closed|fulfil\w*|met|addressed|"
-    r"complete\w*|done|delivered|verified|pass\w*|✓|✅)",
-    re.I,
-)
-# a lower-case word right after an id makes it a name (`RCF-1 form`), except these and verbs
-# (`-ed`, `-ing`: `FX-01..03 carried over`)
-_AFTER_OK_WORDS = """
-    is are was were be been being and or all both each now fully partially also still not
-    complete completed done passed passes pass verified satisfied covered implemented closed met
-    addressed delivered fulfilled requirement requirements remains remain with via in by through
-    per at on to from for as into under which that pending deferred open partial failed fails
-    fail blocked has have had through thru
-"""
-_AFTER_OK = frozenset(_AFTER_OK_WORDS.split())
-
-
-def _tight(rid: str, clause: str) -> bool:
-    """Whether the clause reports `rid` in a tight requirement context, not as a name."""
-    where = _position(rid, clause)
-    span = next((m.span() for m in _GROUP.finditer(clause) if m.start() <= where < m.end()), None)
-    if span is None:
-        return False
-    after = clause[span[1] :]
-    word = re.match(r"^\s+([a-z][\w-]*)", after)
-    if word and word.group(1) not in _AFTER_OK and not word.group(1).endswith(("ed", "ing")):
-        return False  # `the RCF-1 form`, `ISO-8601 timestamps`: the id names a thing
-    return bool(_CONTEXT_BEFORE.search(clause[: span[0]]) or _CONTEXT_AFTER.match(after))
-
-
-def _position(rid: str, clause: str) -> int:
-    """Where the clause writes `rid`, or the range it is a member of (-1: nowhere)."""
-    found = re.search(rf"{EDGE_BEFORE}{re.escape(rid)}{EDGE_AFTER}", clause)
-    if found:
-        return found.start()
-    for pattern in (RANGE_RE, THROUGH_RE):
-        for match in pattern.finditer(clause):
-            last = match.group(2) or (match.group(3) if pattern is RANGE_RE else None)
-            if last and rid in expand_range(match.group(1), last):
-                return match.start()
-    return -1
-
-
 def keep_reports(reports: Iterable[Report], declared: Iterable[str]) -> list[Report]:
-    """The reports that make an id a requirement: every declaration, and a prose report when
-    the id is declared somewhere or the sentence states it tightly (module docstring)."""
+    """The reports that count: every declaration (a requirements list, line or section), and a
+    report in prose or a verification item only for an id declared somewhere (module docstring):
+    a screen code (`Dashboard (S-06)`), another phase's decision (`DEC-041`) or a ticket in a
+    status sentence never becomes a requirement."""
     found = list(reports)
-    known = set(declared) | {r.id for r in found if r.source != "prose"}
-    return [r for r in found if r.source != "prose" or r.tight or r.id in known]
+    known = set(declared) | {r.id for r in found if r.source in DECLARING}
+    known |= {m for rid in known for m in range_members(rid)}
+    return [r for r in found if r.source in DECLARING or r.id in known]
 
 
 def _qualified(rid: str, clause: str, stated: Verdict) -> Verdict:
@@ -315,8 +330,10 @@ def _qualified(rid: str, clause: str, stated: Verdict) -> Verdict:
     return "partial" if stated == "pass" and _PART_OF.search(before) else stated
 
 
-def requirement_reports(text: str) -> list[Report]:
-    """Every place a summary names a requirement id in a requirement source or status line."""
+def requirement_reports(text: str, declared: Iterable[str] = ()) -> list[Report]:
+    """Every place a summary names a requirement id in a requirement source or status line
+    (`declared`: ids declared elsewhere, found in status sentences whatever their shape)."""
+    known = frozenset(declared)
     frontmatter, body = split_frontmatter(text)
     found = _frontmatter_reports(frontmatter)
     title, in_section, in_verify = "", False, False
@@ -336,11 +353,11 @@ def requirement_reports(text: str) -> list[Report]:
         if match:
             note = " ".join(line.replace("**", "").split())
             found += [Report(i, "line", note, stated_verdict(_PARENS.sub(" ", match.group(1))))
-                      for i in ids_in_line(match.group(1))]  # fmt: skip
+                      for i in listed_ids(match.group(1), anywhere=True)]  # fmt: skip
             continue
         if in_section:
             head, note = _section_item(line)
-            ids = ids_in_line(head)
+            ids = listed_ids(head, among_words=True) if _is_item(line) else []
             if ids:
                 stated = stated_verdict(note) if note else stated_verdict(title)
                 found += [Report(i, "section", _one_line(line), stated) for i in ids]
@@ -348,17 +365,23 @@ def requirement_reports(text: str) -> list[Report]:
         if in_verify and (verified := _verified_item(line)):
             found += verified
             continue
-        found += _prose_reports(line)
+        found += _prose_reports(line, known)
     return found
 
 
 def _verified_item(line: str) -> list[Report]:
-    """A verification section's item or row that starts with an id and says how it went."""
+    """A verification section's item or row that starts with an id and says how it went (a
+    report, not a declaration: it counts for a declared id only)."""
     head, note = _section_item(line)
-    ids = ids_in_prose(head)
+    ids = listed_ids(head, among_words=True)
     if not ids or not head.strip().startswith(ids[0]) or not note.strip():
         return []
-    return [Report(i, "section", _one_line(line), stated_verdict(note)) for i in ids]
+    return [Report(i, "verification", _one_line(line), stated_verdict(note)) for i in ids]
+
+
+def _is_item(line: str) -> bool:
+    """A requirements section's bullet, numbered item or table row (not a paragraph)."""
+    return re.match(r"^\s*(?:[-*+]|\d+[.)]|\|)", line) is not None
 
 
 def _one_line(text: str) -> str:

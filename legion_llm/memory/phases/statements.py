@@ -8,8 +8,8 @@ For each plan summary (`plan_statements`):
 - `decisions`: bullets of a Decisions section, rows of a decisions table (`| Decision |
   Rationale |`), and a `key-decisions:` / `decisions:` frontmatter list, each split into the
   decision, its rationale and the alternatives it rejects;
-- `files`: every path the Files sections describe (bullets, tables, fenced lists), with the
-  change text the summary gives it and the text it was read from;
+- `files`: every file the summary declares (filelists.py: frontmatter lists, Files sections,
+  change lines), with the note its list gives it and the line it was read from;
 - `check`: how verification went: counts of a results table or a checklist, failing checks, a
   Self-Check verdict, else the first short sentence of the verification section;
 - `follow_ups`: open issues, deviations, escalations, error details and handoff questions;
@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from legion_llm.memory.phases.extract import PlanFacts, Section, find_paths
+from legion_llm.memory.phases.extract import PlanFacts, Section
+from legion_llm.memory.phases.filelists import MOVED_AWAY, listed_files
 from legion_llm.memory.phases.markdown import PlanParts, first_clause, items, sentences, table_rows
 from legion_llm.memory.phases.requirements import ids_in_line
 from legion_llm.memory.terms import content_terms, is_placeholder
@@ -37,8 +38,7 @@ DELIVERABLE_HEADINGS = ("what was", "what changed", "accomplishment", "deliverab
                         "tasks completed", "completed tasks", "completed", "summary", "what")  # fmt: skip
 FOLLOW_UP_HEADINGS = ("issue", "escalation", "deviation", "error details", "known stub", "handoff")
 CHECK_HEADINGS = ("verification", "self-check", "verify", "test result")
-FILE_HEADINGS = ("file", "artifact")
-MOVED = "\x00moved"  # a move's source: named in its destination's row, no row of its own
+MOVED = MOVED_AWAY  # a move's source: named in its destination's row, no row of its own
 _MIN_EXCERPT_TOKENS = 2
 _TOKEN = re.compile(r"[^\W_]+")
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[([ xX✓✔])\]\s*(.*)$")
@@ -307,67 +307,10 @@ _DECIDING = re.compile(
 # ---------------------------------------------------------------- files
 
 
-def _files(plan: PlanParts) -> tuple[FileFact, ...]:
-    """path -> its change text from the plan's Files sections (bullets, tables, fences)."""
-    found: dict[str, FileFact] = {}
-    for section in plan.matching(FILE_HEADINGS):
-        for row in table_rows(section):
-            _row_files(row, found)
-        for item in items(section):
-            _item_files(item, found)
-        for line in section.lines:
-            for path in find_paths(line):
-                found.setdefault(path, FileFact(path, "", line.strip()))
-    return tuple(found.values())
-
-
-def _row_files(row: dict[str, str], found: dict[str, FileFact]) -> None:
-    source = " | ".join(c for c in row.values() if c)
-    if "from" in row and "to" in row:
-        for path in find_paths(row["to"]):
-            found.setdefault(path, FileFact(path, f"moved from {row['from']}", source))
-        for path in find_paths(row["from"]):
-            found.setdefault(path, FileFact(path, MOVED, source))
-        return
-    cells = list(row.values())
-    for index, cell in enumerate(cells):
-        paths = find_paths(cell)
-        if not paths:
-            continue
-        others = [c for i, c in enumerate(cells) if i != index]
-        change = next((c for c in others[index:] + others[:index] if is_content(c)), "")
-        for path in paths:
-            found.setdefault(path, FileFact(path, change, source))
-        return
-
-
-_SEPARATOR = re.compile(r"\s[—–-]\s|:\s|\s\(")
-
-
-def _item_files(item: str, found: dict[str, FileFact]) -> None:
-    """`path — desc`, `a, b, c — created`, `path (created - desc)`, `**path** (34 lines): desc`."""
-    paths = find_paths(item)
-    if not paths:
-        return
-    head = _SEPARATOR.split(item, maxsplit=1)[0]
-    listed = find_paths(head) or paths[:1]
-    for path in listed:
-        found.setdefault(path, FileFact(path, _describe(item, path, listed), item))
-
-
-def _describe(item: str, path: str, listed: list[str]) -> str:
-    """The description that follows the paths of a Files bullet (other paths left out)."""
-    rest = item.replace(f"`{path}`", path).split(path, 1)[-1]
-    for other in listed:
-        rest = rest.replace(f"`{other}`", " ").replace(other, " ")
-    rest = re.sub(r"\s*\(~?\d+ lines?[^()]*\)", "", rest)
-    rest = re.sub(r"^(?:[\s,`*]|\band\b|&)+", "", rest)
-    own = re.match(r"^\(([^()]+)\)", rest)
-    if own:
-        return own.group(1).strip()
-    rest = re.sub(r"^[\s*:`]*[—–:-]?\s*", "", rest)
-    text = " ".join(rest.split()).strip(" -—")
-    return text if is_content(text) else ""
+def _files(text: str) -> tuple[FileFact, ...]:
+    """Each file the summary declares (filelists.py: frontmatter lists, Files sections, change
+    lines), with the note its list gives it as the change text."""
+    return tuple(FileFact(item.path, item.change, item.source) for item in listed_files(text))
 
 
 # ---------------------------------------------------------------- verification
@@ -449,7 +392,7 @@ def plan_statements(facts: PlanFacts, text: str) -> PlanStatements:
         one_liner=_one_liner(parts),
         deliverables=_deliverables(parts),
         decisions=_decisions(parts),
-        files=_files(parts),
+        files=_files(text),
         check=_check(parts),
         follow_ups=_follow_ups(parts),
         requirement_notes=_requirement_notes(parts),

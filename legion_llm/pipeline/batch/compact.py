@@ -22,13 +22,20 @@ from legion_llm.llm.engine import Engine
 from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError
 from legion_llm.memory.files import read_bytes, read_text
 from legion_llm.memory.phases.extract import normalise
-from legion_llm.memory.phases.find import Phase, completed_without_compaction, find_phase
+from legion_llm.memory.phases.find import (
+    Phase,
+    completed_without_compaction,
+    find_phase,
+    phase_specs,
+)
 from legion_llm.pipeline.batch.run import Checkpoint, JobCase
 from legion_llm.pipeline.compact.run import CompactResult, compact_phase, write_compacted
 
 
 def phase_status(result: CompactResult) -> str:
-    """written / repaired / fell back, from what the pipeline reports."""
+    """written / repaired / fell back / too small, from what the pipeline reports."""
+    if result.too_small:
+        return "too small"
     if result.fell_back:
         return "fell back"
     return "repaired" if result.repaired else "written"
@@ -71,7 +78,7 @@ class CompactAllJob:
 
     @classmethod
     def pending(cls, root: Path, today: date) -> CompactAllJob:
-        return cls(root, today, [p.key for p in completed_without_compaction(root)])
+        return cls(root, today, phase_specs(completed_without_compaction(root), root))
 
     def cases(self) -> list[JobCase]:
         return [JobCase(key, f"phase {key}", f"phase-{key}-chunk") for key in self.phase_keys]
@@ -95,6 +102,8 @@ class CompactAllJob:
         return self._write(phase, result)
 
     def _write(self, phase: Phase, result: CompactResult) -> dict[str, Any]:
+        if result.too_small:  # nothing to write: the summaries are their own compaction
+            return outcome_of(result, self.root)
         existing = read_text(phase.compacted_path, root=self.root)
         if existing is not None and normalise(existing) == normalise(result.text):
             result.written = True

@@ -6,9 +6,8 @@ A move's source has no row of its own: its destination's row says `moved from` i
 
 from __future__ import annotations
 
-from legion_llm.memory.phases.extract import find_paths
 from legion_llm.memory.phases.markdown import first_clause
-from legion_llm.memory.phases.statements import MOVED, PlanStatements
+from legion_llm.memory.phases.statements import MOVED, PlanStatements, is_content
 from legion_llm.pipeline.compact.render import FileItem
 
 BRIEF_WORDS = 6
@@ -20,13 +19,13 @@ def file_items(
     """One entry per path, in `paths` order, described by the Files sections that list it; a
     path no Files section describes is `named in` the plan(s) that mention it. `brief` keeps
     the first words of each description only, and a path only named is `named`."""
-    named = [(p.plan, set(find_paths(p.parts.text))) for p in plans]  # once per plan, not per path
+    named = [(p.plan, set(p.facts.paths)) for p in plans]  # the one extraction of each plan
     result = []
     for path in paths:
         said = [(p.plan, fact.change) for p in plans if (fact := p.file(path))]
         if any(change == MOVED for _, change in said):
             continue
-        described = [(pid, _cut(change, full, brief)) for pid, change in said if change]
+        described = [(pid, _cut(change, full, brief)) for pid, change in said if is_content(change)]
         if described:
             change = "; ".join(f"{pid}: {t}" if len(described) > 1 else t for pid, t in described)
         elif brief:

@@ -65,6 +65,9 @@ REPAIRABLE = frozenset(
     {"missing-id", "missing-path", "invented-id", "invented-path", "unknown-path",
      "unknown-requirement", "unknown-agent", "uncited-evidence", "duplicate-id", "long-text"}
 )  # fmt: skip
+# problems of form, not of fact: repair fixes them for free, and a file that has them says
+# nothing false (verify-compaction reports them without failing the file)
+FORM_KINDS = frozenset({"long-text", "uncited-evidence", "duplicate-id"})
 NEEDS_MODEL = frozenset(
     {"ungrounded-verdict", "placeholder", "unknown-plan", "missing-deliverable",
      "ungrounded-text", "wrong-plan", "empty-section", "too-long"}
@@ -78,7 +81,7 @@ _VERDICT_WORDS = """report reported reports roadmap requirement verified verify 
     fail failed failing partial partially satisfied satisfies satisfy covered cover covers open
     unclear yet only listed named summary"""
 _EVIDENCE_NEUTRAL = _NEUTRAL | terms_of(_VERDICT_WORDS.split())
-_PLAN_ID = re.compile(r"(?<![\w.])\d+(?:\.\d+)?-\d+[a-z]?(?![\w])")
+_PLAN_ID = re.compile(r"(?<![\w.])\d+(?:\.\d+)*-\d+[a-z]?(?![\w])")
 _PARTS = re.compile(r";\s+")
 
 
@@ -203,7 +206,8 @@ def _path_lines(
                     found.setdefault(path, []).append(line)
     for fact in (f for group in statements.values() for s in group for f in s.files):
         for path in wanted.get(fact.path, []):
-            found.setdefault(path, []).append(fact.source)
+            # the list's line, and the note it gives the path (a mapping's `change:` line)
+            found.setdefault(path, []).extend([fact.source, fact.change])
     return found
 
 
@@ -352,7 +356,7 @@ def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Pro
 
 def _change_supported(part: str, path: str, ev: Evidence) -> bool:
     """A change part (`03-01: ...` prefixes aside) said of the path, or by the plan it names."""
-    plan = re.match(r"^\s*(\d+(?:\.\d+)?-\d+[a-z]?):\s*", part)
+    plan = re.match(r"^\s*(\d+(?:\.\d+)*-\d+[a-z]?):\s*", part)
     text = part[plan.end() :] if plan else part
     source = ev.path_source(path)
     if plan and plan.group(1) in ev.plans:

@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass, field
 
 from legion_llm.memory.phases.extract import (
-    ID_RE,
     PhaseFacts,
     Section,
     Verdict,
@@ -38,7 +37,7 @@ from legion_llm.pipeline.compact.render import (
     RequirementItem,
 )
 
-_PLAN = r"\d+(?:\.\d+)?(?:-\d+[a-z]?)?"
+_PLAN = r"\d+(?:\.\d+)*(?:-\d+[a-z]?)?"
 _ITEM = re.compile(r"^[-*+]\s+(.*)$")
 _PLAN_HEAD = re.compile(
     rf"^(?:\*\*)?(?:Plan\s+)?(?P<plan>{_PLAN}|\S+?)(?P<name>[^*:]*?)(?:\*\*)?"
@@ -46,8 +45,10 @@ _PLAN_HEAD = re.compile(
     re.IGNORECASE,
 )
 _DECISION = re.compile(rf"^\(({_PLAN}|[^)]*)\)\s*(.*)$")
+# `- AUTH-01: PASS — evidence`: the id is the line's first word, whatever its shape (`UX-STATES`,
+# `REQ-sizes-five`, `R1.1–R1.4`): which ids are requirements is the facts' to say, not a regex's
 _VERDICT = re.compile(
-    r"^(?:\*\*)?(?P<id>[A-Z][\w.\-–]*\d(?:\.\.\d+)?)(?:\*\*)?\s*[:—–-]\s*(?:\*\*)?"
+    r"^(?:\*\*|`)?(?P<id>(?!Plan\b)[^\s:*`|]+)(?:\*\*|`)?\s*(?::|\s[—–-])\s*(?:\*\*)?"
     r"(?P<verdict>PASS|FAIL|PARTIAL|NOT VERIFIED)(?:\*\*)?\b\s*(?:[—–:-]\s*)?(?P<evidence>.*)$",
     re.IGNORECASE,
 )
@@ -94,10 +95,17 @@ def _items(section: Section) -> list[tuple[str, list[str]]]:
     return found
 
 
+# render.py's own head: `**03-01 Name**` (a name may hold `:`), an optional `(status)`, `: `
+_BOLD_HEAD = re.compile(
+    rf"^\*\*(?:Plan\s+)?(?P<plan>{_PLAN}|\S+?)(?P<name>(?:\s[^*]*)?)\*\*"
+    r"(?:\s*\((?P<status>.*?)\))?:\s*(?P<text>.*)$"
+)
+
+
 def _deliverables(section: Section) -> list[DeliverableItem]:
     out = []
     for head, nested in _items(section):
-        match = _PLAN_HEAD.match(head)
+        match = _BOLD_HEAD.match(head) or _PLAN_HEAD.match(head)
         if not match:
             continue
         text = match.group("text").strip() or match.group("name").strip()
@@ -114,6 +122,8 @@ def _decisions(section: Section) -> list[DecisionItem]:
         plan, text = match.group(1), match.group(2)
         text, _, rejected = text.partition(" Rejected: ")
         decision, _, why = text.partition(" Why: ")
+        # render.py ends a decision and its rationale with a period: not the author's words
+        decision, why = decision.strip().removesuffix("."), why.strip().removesuffix(".")
         out.append(DecisionItem(plan_id=plan, decision=decision.strip(), rationale=why.strip(),
                                 rejected_alternatives=[r for r in rejected.split("; ") if r]))  # fmt: skip
     return out
@@ -126,13 +136,24 @@ def _rows(section: Section) -> list[list[str]]:
 
 
 def _files(section: Section) -> list[FileItem]:
+    """One item per row: the first cell is the path as written, whatever its shape (render.py
+    writes one path a row; a move's row, `old → new`, is the new path moved from the old)."""
     out = []
     for values in _rows(section):
         if len(values) >= 2:
             cell, change = values[0], values[1]
-            paths = find_paths(cell.split("→")[-1]) or [cell.strip().strip("`")]
-            out += [FileItem(path=path, change=change) for path in paths]
+            old, arrow, new = cell.rpartition(" → ")
+            path = _cell_path(new if arrow else cell)
+            if arrow and change.strip() == "moved":
+                change = f"moved from {_cell_path(old)}"
+            out.append(FileItem(path=path, change=change))
     return out
+
+
+def _cell_path(cell: str) -> str:
+    """A Files cell's path: backticks around it dropped (render._code adds them)."""
+    cell = cell.strip()
+    return cell[1:-1] if len(cell) > 1 and cell[0] == cell[-1] == "`" else cell
 
 
 def _verification(section: Section) -> tuple[list[RequirementItem], list[CheckItem]]:
@@ -151,7 +172,8 @@ def _verification(section: Section) -> tuple[list[RequirementItem], list[CheckIt
 def _table_verdicts(section: Section) -> list[RequirementItem]:
     out = []
     for values in _rows(section):
-        ids = [m.group(1) for v in values[:1] for m in ID_RE.finditer(v)]
+        head = values[0].strip(" *`") if values else ""
+        ids = [head] if head and not re.search(r"\s", head) else []
         said = [v.strip(" *").lower() for v in values[1:] if v.strip(" *").lower() in _WORDS]
         if ids and said:
             rest = " ".join(v for v in values[1:] if v.strip(" *").lower() not in _WORDS)
@@ -195,7 +217,8 @@ def _per_plan(body: str) -> PhaseDigest:
             if label == "Decision":
                 digest.decisions += _decisions(Section("", 2, (f"- ({plan}) {rest}",)))
             elif label == "Files":
-                digest.files += [FileItem(path=p, change="named") for p in find_paths(rest)]
+                digest.files += [FileItem(path=_cell_path(p), change="named")
+                                 for p in rest.split(", ") if p.strip()]  # fmt: skip
             elif label == "Check":
                 digest.checks.append(CheckItem(plan_id=plan, result=rest))
             elif label == "Agent":

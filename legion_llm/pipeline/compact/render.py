@@ -41,6 +41,7 @@ LIMITS = {
     "summary": 600, "follow_up": 300, "decision": 300, "rationale": 400, "rejected": 200,
     "change": 300, "evidence": 300, "result": 200, "work": 200,
 }  # fmt: skip
+MIN_LIMIT = 40  # no text is cut shorter than this to make a document fit
 
 
 class DeliverableItem(BaseModel):
@@ -113,17 +114,18 @@ class PhaseDigest(BaseModel):
     agents: list[AgentItem] = Field(description="One entry per agent that executed plans.")
 
 
-def fit_lengths(digest: PhaseDigest) -> tuple[PhaseDigest, list[str]]:
-    """Every text cut to its field's limit at a sentence boundary (LIMITS), and one note per
-    text that was cut."""
+def fit_lengths(digest: PhaseDigest, scale: float = 1.0) -> tuple[PhaseDigest, list[str]]:
+    """Every text cut to its field's limit (LIMITS, times `scale`) at a sentence boundary, and
+    one note per text that was cut; a text whose first word alone is over it stays whole."""
     notes: list[str] = []
 
     def fit(text: str, name: str, key: str) -> str:
-        if len(text) <= LIMITS[name]:
+        limit = max(MIN_LIMIT, int(LIMITS[name] * scale))
+        if len(text) <= limit:
             return text
-        cut = cut_to(text, LIMITS[name])
-        if cut != " ".join(text.split()) and len(text) > LIMITS[name]:
-            notes.append(f"cut the {name.replace('_', '-')} of {key} to {LIMITS[name]} characters")
+        cut = cut_to(text, limit)
+        if cut and cut != " ".join(text.split()):
+            notes.append(f"cut the {name.replace('_', '-')} of {key} to {limit} characters")
             return cut
         return text
 

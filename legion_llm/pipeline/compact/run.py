@@ -26,7 +26,7 @@ from legion_llm.memory.files import atomic_write, locked, or_print, read_text
 from legion_llm.memory.phases.extract import PhaseFacts, normalise
 from legion_llm.memory.phases.find import Phase
 from legion_llm.memory.redact import redacted_data
-from legion_llm.pipeline.compact.ground import Problem, ground
+from legion_llm.pipeline.compact.ground import FORM_KINDS, Problem, ground
 from legion_llm.pipeline.compact.parse import parse_document
 from legion_llm.pipeline.compact.prepare import (
     Prepared,
@@ -72,7 +72,13 @@ class Checked(VerifyReport):
 
     @property
     def ok(self) -> bool:
-        return not (self.missing_ids or self.missing_paths or self.invented() or self.grounding)
+        """Nothing missing, invented or ungrounded; a problem of form only (FORM_KINDS: a text
+        over its length) is reported, never a failure: the file says nothing false."""
+        return not (self.missing_ids or self.missing_paths or self.invented() or self.facts())
+
+    def facts(self) -> list[Problem]:
+        """The grounding problems that are false facts (not form)."""
+        return [p for p in self.grounding if p.kind not in FORM_KINDS]
 
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in super().as_dict().items() if k != "grounding"}
@@ -131,6 +137,7 @@ class CompactResult:
     written: bool = False
     forced_reason: str | None = None
     chunks: int = 1
+    too_small: bool = False  # nothing written: the summaries are shorter than any compaction
 
     @property
     def engine(self) -> str:
@@ -152,6 +159,7 @@ class CompactResult:
             "engine": self.engine,
             "fell_back": self.fell_back,
             "written": self.written,
+            "too_small": self.too_small,
             "forced": self.forced_reason is not None,
             "tokens_original": self.report.tokens_original,
             "tokens_output": self.report.tokens_output,
@@ -193,7 +201,12 @@ def compact_phase(
                             *_band_warning(settled.review)],
                            proposer.answers, settled, forced_reason=header.forced_reason,
                            chunks=len(proposer.chunks))  # fmt: skip
-    if write:
+    if settled.review.presence.tokens_output > prep.tokens_original:
+        # even the least a compacted summary can say (frontmatter, a line a plan, a verdict an
+        # id) is longer than these summaries: they are their own compaction
+        result.too_small = True
+        result.warnings = [w for w in result.warnings if "(--force)" in w]
+    elif write:
         write_compacted(settled)
         result.written = True
     return result

@@ -38,7 +38,14 @@ from legion_llm.memory.redact import project_redactor, redacted_data, text_hits,
 from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, minimal_proposal, offline_proposal
-from legion_llm.pipeline.compact.render import PER_PLAN, TERSE, Header, PhaseDigest, render
+from legion_llm.pipeline.compact.render import (
+    PER_PLAN,
+    TERSE,
+    Header,
+    PhaseDigest,
+    fit_lengths,
+    render,
+)
 from legion_llm.pipeline.compact.repair import repair, strike
 from legion_llm.pipeline.compact.verify import (
     Review,
@@ -55,6 +62,9 @@ LENGTH_MIN_TOKENS = 1_500
 # shorter; one still over BLOAT_RATIO after repair has its most bloated sections replaced
 REASK_RATIO = MAX_RATIO * 1.1
 BLOAT_RATIO = 0.6
+# a document over its length has its own texts cut at sentence boundaries to these shares of
+# each field's limit (form, repaired for free) before any section takes offline text
+SHRINK_SCALES = (0.6, 0.35, 0.2)
 
 
 class CompactionError(LegionError):
@@ -98,10 +108,11 @@ def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
 
 def should_reask(first: Review) -> bool:
     """The re-ask decision, a function of the first review alone: only for what repair cannot
-    fix (ungrounded verdicts or text, placeholders, empty sections, wrong or unknown plans, a
-    length far over the target). Missing ids and paths, invented ones and the like are repaired
+    fix (ungrounded verdicts or text, placeholders, empty sections, wrong or unknown plans).
+    Missing ids and paths, invented ones, texts over their length and a document over the
+    target (its texts are cut at sentence boundaries: _within_length) are form, repaired
     deterministically; paying for a re-ask would buy nothing repair does not already give."""
-    return bool(first.needs_model)
+    return any(p.kind != "too-long" for p in first.needs_model)
 
 
 @dataclass
@@ -233,17 +244,16 @@ def _never_longer(
     sections: dict[str, dict[str, Any]],
 ) -> tuple[Header, PhaseDigest, Review, list[str]]:
     """A compacted file is never longer than its originals: on a phase so small that the usual
-    layout outgrows it, the terse layout, then the minimal digest (no check lines, bare NOT
-    VERIFIED lines), each in the terse layout and then in one short section per plan
-    (render.PER_PLAN): the first that fits, else the shortest."""
+    layout outgrows it, the terse layout, then one short section per plan (render.PER_PLAN),
+    each with the digest as it is, then with its texts cut at sentences, then with the minimal
+    digest (no check lines, bare NOT VERIFIED lines): the first that fits, else the shortest."""
     if final.presence.tokens_output <= prep.tokens_original:
         return header, digest, final, []
-    least = minimal_proposal(prep, header)
-    bare = least.model_copy(update={"verification": [
-        r.model_copy(update={"evidence": ""}) if r.verdict == "not verified" else r
-        for r in least.verification]})  # fmt: skip
+    bare = _bare(minimal_proposal(prep, header))
+    shrunk = _bare(fit_lengths(digest, SHRINK_SCALES[-1])[0])  # its own texts, cut at sentences
     tried = []
-    for layout, candidate in ((TERSE, digest), (PER_PLAN, digest), (TERSE, bare), (PER_PLAN, bare)):
+    for layout, candidate in ((TERSE, digest), (PER_PLAN, digest), (TERSE, shrunk),
+                              (PER_PLAN, shrunk), (TERSE, bare), (PER_PLAN, bare)):  # fmt: skip
         shaped = replace(header, layout=layout)
         checked = review(prep, shaped, candidate)
         if checked.ok:
@@ -260,6 +270,13 @@ def _never_longer(
             entry["because"] = ["longer than the originals"]
         note += " with its minimal text"
     return shaped, chosen, checked, [note]
+
+
+def _bare(digest: PhaseDigest) -> PhaseDigest:
+    """The digest with bare NOT VERIFIED lines (their evidence says nothing a verdict needs)."""
+    return digest.model_copy(update={"verification": [
+        r.model_copy(update={"evidence": ""}) if r.verdict == "not verified" else r
+        for r in digest.verification]})  # fmt: skip
 
 
 Key = tuple[str, str]  # (section, plan / path / id / agent; "*" for the whole section)
@@ -398,11 +415,26 @@ def _within_length(
     a little longer is kept, with the band warning), or on a small phase the originals."""
     if all(s["source"] == OFFLINE for s in sections.values()):
         return digest  # the offline engine's length is its own (every path has its row)
-    limit = prep.tokens_original * BLOAT_RATIO
-    if prep.tokens_original < LENGTH_MIN_TOKENS:
-        limit = prep.tokens_original  # a small phase: never longer than its originals
-    if tokens_of(rendered or render(header, digest)) <= limit:
+    small = prep.tokens_original < LENGTH_MIN_TOKENS
+    limit = prep.tokens_original if small else prep.tokens_original * BLOAT_RATIO
+
+    def fits(candidate: PhaseDigest, text: str | None = None) -> bool:
+        """Within the limit in the usual layout, or (a small phase) in a shorter one
+        (_never_longer writes the one that fits)."""
+        if tokens_of(text or render(header, candidate)) <= limit:
+            return True
+        return small and any(tokens_of(render(replace(header, layout=layout), _bare(candidate)))
+                             <= limit for layout in (TERSE, PER_PLAN))  # fmt: skip
+
+    if fits(digest, rendered):
         return digest
+    for scale in SHRINK_SCALES:  # form first: the proposal's own texts, cut at sentences
+        shorter, cut = fit_lengths(digest, scale)
+        if cut and fits(shorter):
+            for name in SECTION_NAMES:
+                if sections[name]["source"] != OFFLINE:
+                    sections[name].setdefault("repaired", []).append(f"cut to {scale:g}x")
+            return shorter
     sizes = {name: (_size(digest, name), _size(offline.digest, name)) for name in SECTION_NAMES}
     bloated_first = sorted(SECTION_NAMES, key=lambda n: sizes[n][1] - sizes[n][0])
     for name in bloated_first:

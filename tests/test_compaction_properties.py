@@ -1,0 +1,108 @@
+"""Compaction holds on phases nobody has seen: properties over generated phases.
+
+tests/strategies/phases.py invents phases of every shape the real corpus shows and more (ids,
+paths, layouts, frontmatter spellings, languages, sizes) and records the truth from how it built
+them; tests/oracle/compaction.py is a second reader written apart from the product. For every
+generated phase, run as a user runs it (`compact FOLDER --engine offline --force`, then
+`verify-compaction`):
+
+- a file is written and its own verify is OK (or, for summaries shorter than any compacted
+  summary can be, nothing is written and `compact` says so);
+- the independent oracle is satisfied (every declared id has its one verdict line and no other
+  id has one, every listed file is a Files row once in its full form, no row names what the
+  originals do not, no suffix rows, no longer than the originals);
+- against the generator's truth: the verdict lines are exactly the declared ids, no decoy or
+  foreign id has a verdict, every listed path is kept, an id no summary reports is NOT VERIFIED.
+
+A fixed example budget and seed here (derandomize); `benchmarks/bench_compaction_properties.py`
+runs the same properties over many more examples.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from legion_llm.cli.app import main
+from tests.oracle.compaction import check
+from tests.strategies.phases import GeneratedPhase, PhaseSpec, phase_specs, write_phase
+
+pytestmark = pytest.mark.slow
+EXAMPLES = 40
+_VERDICT_LINE = re.compile(r"^- (\S+): (PASS|FAIL|PARTIAL|NOT VERIFIED)\b", re.M)
+
+
+def run(*args: str | Path) -> tuple[int, str, str]:
+    """`legion-llm ARGS` in this process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 0
+    return code, out.getvalue(), err.getvalue()
+
+
+def verdicts(text: str) -> dict[str, list[str]]:
+    body = text.split("## Verification", 1)[-1]
+    found: dict[str, list[str]] = {}
+    for rid, verdict in _VERDICT_LINE.findall(body):
+        found.setdefault(rid, []).append(verdict)
+    return found
+
+
+def compacted_file(phase: GeneratedPhase) -> Path:
+    [path] = phase.phase_dir.glob("*-COMPACTED.md")
+    return path
+
+
+def truth_problems(phase: GeneratedPhase, text: str) -> list[str]:
+    """What the written file gets wrong against the generator's recorded truth."""
+    problems = []
+    said = verdicts(text)
+    if set(said) != set(phase.declared_ids):
+        problems.append(f"verdicts for {sorted(said)} but declared {sorted(phase.declared_ids)}")
+    problems += [f"{rid} has {len(v)} verdict lines" for rid, v in said.items() if len(v) > 1]
+    wrong = (phase.decoy_ids | phase.foreign_ids) - phase.declared_ids
+    problems += [f"{rid} is no requirement of this phase" for rid in sorted(set(said) & wrong)]
+    unreported = phase.declared_ids - phase.reported_ids
+    problems += [f"{rid}: {said[rid]} though no summary reports it" for rid in sorted(unreported)
+                 if said.get(rid, ["NOT VERIFIED"]) != ["NOT VERIFIED"]]  # fmt: skip
+    problems += [f"{rid} passed but written {said.get(rid)}" for rid in sorted(phase.passed_ids)
+                 if said.get(rid) != ["PASS"]]  # fmt: skip
+    problems += [f"listed file {p} is not kept" for p in phase.listed_paths if p not in text]
+    return problems
+
+
+def compact_and_check(spec: PhaseSpec) -> None:
+    with tempfile.TemporaryDirectory(prefix="legion-llm-generated-") as folder:
+        phase = write_phase(spec, Path(folder))
+        root = phase.root
+        code, out, err = run("compact", phase.phase_arg, "--engine", "offline", "--force",
+                             "--root", root)  # fmt: skip
+        assert code == 0, err
+        if out.startswith("Nothing to compact"):  # its summaries are their own compaction
+            assert not list(phase.phase_dir.glob("*-COMPACTED.md"))
+            assert phase.originals_chars < 1_200, out
+            return
+        text = compacted_file(phase).read_text(encoding="utf-8")
+        code, out, err = run("verify-compaction", phase.phase_arg, "--root", root)
+        assert code == 0, out + err
+        oracle = check(phase.phase_dir, root / ".planning", phase.phase_number, text)
+        assert oracle == [], oracle
+        wrong = truth_problems(phase, text)
+        assert wrong == [], wrong
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+@given(spec=phase_specs())
+def test_every_generated_phase_compacts_to_a_file_both_readers_accept(spec: PhaseSpec) -> None:
+    compact_and_check(spec)
