@@ -29,7 +29,9 @@ prompt, on every phase; the careless one at most 1.3 x the originals over the se
 instead of the fixture set, with the careless model only, and checks its spend against the
 one-call minimum: the input of one request (the prompt once and the summaries as sent) billed
 uncached, against every input token billed, cache writes at 1.25 x and reads at 0.1 x (the
-API's prices relative to uncached input). Goal: at most 1.4 over the corpus.
+API's prices relative to uncached input). Goals: at most 1.4 over the corpus, and at most
+2,500 tokens of a phase's prompt besides its summaries (`--corpus ../shared` reads every
+corpus there).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "phases"
 TODAY = date(2026, 11, 30)
 PERFECT_GOAL, CARELESS_GOAL = 1.05, 1.30
 MINIMUM_GOAL = 1.40  # careless spend over the one-call minimum, on a corpus
+OVERHEAD_GOAL = 2_500  # tokens a phase's prompt sends besides its summaries, on a corpus
 WRITE_RATE, READ_RATE = 1.25, 0.10
 BEHAVIOURS = ("perfect", "careless", "lazy")
 KEY = "sk-ant-bench-0000000000000000"
@@ -151,16 +154,18 @@ def run_one(
 
 
 def corpus_cases(corpus: Path) -> list[tuple[str, str, Path]]:
-    """(project/phase, the phase folder relative to its project, the project) for every phase."""
+    """(project/phase, the phase folder relative to its project, the project) for every phase
+    of a corpus or a folder of corpora (`../shared`: realworld and realworld-c alike)."""
+    from legion_llm.evals.compaction_corpus import corpus_projects
     from legion_llm.memory.phases.find import load_phase, phase_folders
 
     found = []
-    for project in sorted(p for p in corpus.iterdir() if (p / ".planning").is_dir()):
+    for project in corpus_projects(corpus):
         planning = project / ".planning"
         for folder in phase_folders(planning):
             if load_phase(folder, planning).summaries:
                 spec = str(folder.relative_to(project))
-                found.append((f"{project.name}/{folder.name}", spec, project))
+                found.append((f"{project.relative_to(corpus)}/{folder.name}", spec, project))
     return found
 
 
@@ -174,7 +179,9 @@ def run_corpus(corpus: Path, models: list[str], as_json: bool) -> int:
                     for name, spec, source in corpus_cases(corpus)]  # fmt: skip
         spend, minimum = sum(r.weighted for r in rows), sum(r.minimum for r in rows)
         worst = max(rows, key=lambda r: r.weighted / max(r.minimum, 1))
+        overhead = max(rows, key=lambda r: r.prompt)
         line = {"phases": len(rows), "spend_over_minimum": round(spend / minimum, 3),
+                "prompt_overhead_max": overhead.prompt, "prompt_overhead_phase": overhead.case,
                 "worst_phase": worst.case, "worst": round(worst.weighted / max(worst.minimum, 1), 3),
                 "calls": sum(r.calls for r in rows), "reasks": sum(r.reasks for r in rows),
                 "cost_usd": round(sum(r.cost for r in rows), 4),
@@ -182,10 +189,14 @@ def run_corpus(corpus: Path, models: list[str], as_json: bool) -> int:
         report[model] = line
         if line["spend_over_minimum"] > MINIMUM_GOAL:
             missed.append(f"{model}: careless spend {line['spend_over_minimum']} x the minimum")
+        if overhead.prompt > OVERHEAD_GOAL:
+            missed.append(f"{model}: the prompt's own overhead reached {overhead.prompt} tokens "
+                          f"({overhead.case}; goal {OVERHEAD_GOAL})")  # fmt: skip
         missed += [f"{model} {case}: failed its review" for case in line["not_verified"]]
         if not as_json:
             print(f"\n{model}, careless, {len(rows)} real phases: spend {line['spend_over_minimum']}"
-                  f" x the one-call minimum (worst {line['worst']} x, {worst.case}); "
+                  f" x the one-call minimum (worst {line['worst']} x, {worst.case}); prompt "
+                  f"overhead at most {overhead.prompt} tokens ({overhead.case}); "
                   f"{line['calls']} calls, {line['reasks']} re-asks, ${line['cost_usd']:.4f}")  # fmt: skip
     if as_json:
         print(json.dumps({**report, "missed": missed}, indent=1))

@@ -106,3 +106,36 @@ def compact_and_check(spec: PhaseSpec) -> None:
 @given(spec=phase_specs())
 def test_every_generated_phase_compacts_to_a_file_both_readers_accept(spec: PhaseSpec) -> None:
     compact_and_check(spec)
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal as render writes a text: white space made single, a decision's closing period."""
+    return " ".join(a.split()).rstrip(".") == " ".join(b.split()).rstrip(".")
+
+
+@settings(max_examples=25, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+@given(spec=phase_specs())
+def test_what_render_writes_parse_reads_back_as_written(spec: PhaseSpec) -> None:
+    """One reader for the writer: verify-compaction judges exactly the digest compact wrote."""
+    from datetime import date
+
+    from legion_llm.memory.phases.find import find_phase
+    from legion_llm.pipeline.compact.parse import parse_document
+    from legion_llm.pipeline.compact.prepare import header_for, offline_proposal, prepare
+    from legion_llm.pipeline.compact.render import render
+
+    with tempfile.TemporaryDirectory(prefix="legion-llm-roundtrip-") as folder:
+        phase = write_phase(spec, Path(folder))
+        prep = prepare(find_phase(phase.root, phase.phase_arg))
+        header = header_for(prep, date(2026, 12, 7))
+        digest = offline_proposal(prep, header)
+        back = parse_document(render(header, digest)).digest
+    assert [(d.plan_id, " ".join(d.summary.split())) for d in back.deliverables] == [
+        (d.plan_id, " ".join(d.summary.split()) or "not recorded in the summary")
+        for d in digest.deliverables]  # fmt: skip
+    assert [(r.requirement_id, r.verdict) for r in back.verification] == [
+        (r.requirement_id, r.verdict) for r in digest.verification]  # fmt: skip
+    assert [f.path for f in back.files] == [f.path for f in digest.files if f.change != "\x00moved"]
+    assert all(_same(a.decision, b.decision) and a.plan_id == b.plan_id
+               for a, b in zip(back.decisions, digest.decisions, strict=True))  # fmt: skip

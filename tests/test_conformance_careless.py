@@ -3,9 +3,11 @@ real phase of every corpus under ../shared/realworld*: the invariant holds for a
 
 The stand-in (tests/fakes/compaction_models.py) answers like a competent but careless model:
 its own words, every fifth id and path dropped, a sibling path invented, evidence that quotes
-the summaries without naming the plan. Every one of these is a form problem that repair fixes
-for free, so a file is written and verified for every phase, and the model's text is kept on
-nearly every one (`eval compaction --corpus` gates the share that falls back).
+the summaries without naming the plan, a clause of its own appended to a deliverable (`cached
+in Redis for 24 hours`: a fact no summary states), placeholder change texts, an item padded
+past its limit. Each is repaired for free (the invented fact by cutting its clause), so a file
+is written and verified for every phase, and the model's text is kept on nearly every one
+(`eval compaction --corpus` gates the share that falls back).
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ def test_a_careless_model_gets_a_verified_file_on_every_real_phase(
     assert summary["ratio_max"] <= 1.0
     assert summary["fallback_share"] <= gate
     assert all(p["engine"] != "offline" for p in data["phases"])  # the model's text is written
-    # every fault of this model is repaired for free: no phase pays for a second call
-    assert calls == summary["phases"] and model.reasked == 0
+    # every fault of this model is form, repaired for free: no phase pays for a second call
+    # (a phase too large for one call is asked part by part: more calls, none of them a re-ask)
+    assert model.reasked == 0 and calls >= summary["phases"]
 
 
 def test_a_lazy_first_answer_is_asked_once_and_then_kept(

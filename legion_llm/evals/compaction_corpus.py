@@ -29,7 +29,7 @@ DEFAULT_CORPUS_GATES: dict[str, Any] = {
     "max_unverified": 0,
     "max_ratio": 1.0,
     "median_band": [0.30, 0.50],
-    "max_fallback_share": 0.10,
+    "max_fallback_share": 0.05,
 }
 
 

@@ -164,7 +164,8 @@ def test_verify_compaction_prints_ungrounded_claims(cli: Any, tmp_path: Path) ->
     data = cli("verify-compaction", "5", "--root", root, "--json").json["data"]
     assert data["ok"] is False
     assert {p["kind"] for p in data["problems"]} == {
-        "placeholder", "unknown-plan", "ungrounded-text", "ungrounded-verdict"}  # fmt: skip
+        "placeholder", "placeholder-change", "unknown-plan", "ungrounded-text",
+        "ungrounded-verdict"}  # fmt: skip
 
 
 def test_a_phase_that_is_not_there_is_the_only_line(

@@ -38,7 +38,7 @@ from tests.fakes.replies import Reply
 INVENTED = "src/made/up/helper.py"
 SECTIONS = ("deliverables", "decisions", "files", "verification", "checks", "agents")
 _PLAN_LINE = re.compile(
-    r"^- (\d+(?:\.\d+)?(?:-\d+[a-z]?)?): .*?(?:, (part (\d+) of \d+))?\)$", re.M
+    r"^- (\d+(?:\.\d+)*(?:-\d+[a-z]?)?): .*?(?:, (part (\d+) of \d+))?\)$", re.M
 )
 _ID_LINE = re.compile(r"^- ([^:\n]+): (?:pass|partial|fail|not verified)\b", re.M)
 _REDO = re.compile(r"Redo only these sections: ([a-z, ]+)\.")
@@ -111,10 +111,14 @@ class PhaseModel:
 
     def carelessly(self, digest: PhaseDigest) -> PhaseDigest:
         """Every fifth requirement and file dropped, one sibling path invented (a row and a
-        sentence), and evidence quoting the summaries without naming the plan."""
+        sentence), evidence quoting the summaries without naming the plan; and, as the models
+        seen on unseen phases did: a fact of its own appended to the second deliverable
+        (`; responses are now cached in Redis for 24 hours`), every third change text a
+        placeholder (`updated`, `n/a`), the last deliverable padded past its field's limit."""
         verification = [_quoted(r, self.prepared) for i, r in enumerate(digest.verification)
                         if i % 5 != 4]  # fmt: skip
-        files = [f for i, f in enumerate(digest.files) if i % 5 != 4]
+        files = [f.model_copy(update={"change": PLACEHOLDERS[i % 2]}) if i % 3 == 2 else f
+                 for i, f in enumerate(digest.files) if i % 5 != 4]  # fmt: skip
         invented = sibling(digest) or INVENTED
         files.append(FileItem(path=invented, change="helpers for the parsing above"))
         deliverables = list(digest.deliverables)
@@ -122,6 +126,14 @@ class PhaseModel:
             first = deliverables[0]
             summary = f"{first.summary.rstrip('.')}. Shared helpers live in {invented}."
             deliverables[0] = first.model_copy(update={"summary": summary})
+        if len(deliverables) > 1:
+            second = deliverables[1]
+            summary = f"{second.summary.rstrip('.')}; {EMBELLISHMENT}"
+            deliverables[1] = second.model_copy(update={"summary": summary})
+        if len(deliverables) > 2:
+            last = deliverables[-1]
+            padded = " ".join([last.summary.rstrip(".") + "."] * 8)
+            deliverables[-1] = last.model_copy(update={"summary": padded})
         return digest.model_copy(update={"verification": verification, "files": files,
                                          "deliverables": deliverables})  # fmt: skip
 
@@ -134,6 +146,11 @@ class PhaseModel:
         for item in data["decisions"]:
             item["decision"] = item["rationale"] = "x"
         return PhaseDigest.model_validate(data)
+
+
+# what a model adds of its own: names and numbers no summary states
+EMBELLISHMENT = "responses are now cached in Redis for 24 hours"
+PLACEHOLDERS = ("updated", "n/a")
 
 
 def in_own_words(digest: PhaseDigest) -> PhaseDigest:

@@ -88,6 +88,8 @@ Rules
    extension, or that ends with `/`, or holds two `/`; else one word with an extension or a
    leading dot (`go.sum`, `.env`, `*.json`, `{id}.pdf`), not a version or number (`v1.2`,
    `3.5s`), not `e.g`/`i.e`; a backticked bare `Makefile`-like name or `LICENSE`/`README`.
+   A bold item head or a whole table cell may be one path whose names hold spaces
+   (`**assets/App Icon.png**`): a `/`, every name one to three words, the last with an extension.
    Fenced code blocks are never read; `# Title` (level 1) headings never open a files section.
 6. Files kept. Sections layout: every listed path is the whole first cell (backticks unwrapped;
    a move cell `a → b` holds a and b) of exactly one row of the `## Files...` table, and no two
@@ -113,7 +115,9 @@ Choices where the rules left room (the reading a careful reviewer would take)
   `planning_dir`, else `planning_dir`'s own. A folder under `archive/` or `milestones/`, or one
   beside a folder of the same number, reads the ROADMAP only through an entry whose title shares
   the most words with the folder's name, at least half of them (phase numbers restart per
-  milestone); a shipped folder reads the current
+  milestone); it skips an entry whose title fits a rival folder at least as well: a twin beside
+  it and, for a shipped folder reading the current ROADMAP, a current `phases/` folder of its
+  number. A shipped folder reads the current
   REQUIREMENTS.md's traceability only when no other folder carries its number.
 - Rule 1 compares sets: a name listed twice is not a violation.
 - Rule 2: a frontmatter list item is taken whole (no shape test), a bare scalar is not (it is
@@ -648,22 +652,69 @@ def phase_key(number: str) -> tuple[object, ...]:
 
 
 def add_roadmap_entry(
-    declaration: Declaration, roadmap: str, phase_number: str, name_words: set[str] | None = None
+    declaration: Declaration,
+    roadmap: str,
+    phase_number: str,
+    name_words: set[str] | None = None,
+    others: list[set[str]] | None = None,
 ) -> None:
     """Rule 2d: Requirements lines under every `Phase N` heading of this phase (`name_words`:
-    only the entries whose titles share the most of them)."""
+    only the entries whose titles share the most of them; `others`: the names of current
+    folders of this number, whose entries they are when they fit them at least as well)."""
     wanted = phase_key(phase_number)
     entries = [s for s in sections(body_of(roadmap))
                if (m := ROADMAP_PHASE.match(s.title)) and phase_key(m.group(1)) == wanted]  # fmt: skip
-    if name_words is not None:  # titles sharing most words with the folder, at least half
-        titles = {id(s): words_of(re.sub(r"\([^()]*\)", " ", s.title)) - {"phase"}
-                  for s in entries}  # fmt: skip
-        shared = {id(s): len(titles[id(s)] & name_words) for s in entries}
-        best = max(shared.values(), default=0)
-        entries = [s for s in entries if best and shared[id(s)] == best
-                   and 2 * best >= max(len(titles[id(s)]), len(name_words))]  # fmt: skip
+    entries += checklist_entries(body_of(roadmap), wanted)
+    if name_words is not None:  # the titles closest to the folder's name, sharing at least half
+        titles = {id(s): name_words_of(re.sub(r"\([^()]*\)", " ", ROADMAP_PHASE.sub(
+                      "", re.split(r"\s[—–-]\s", s.title)[0]))) for s in entries}  # fmt: skip
+
+        def fit(title: set[str], name: set[str]) -> float:
+            return len(title & name) / max(len(title), len(name), 1)
+
+        entries = [s for s in entries if all(fit(titles[id(s)], other)
+                   < fit(titles[id(s)], name_words) for other in others or [])]  # fmt: skip
+        share = {id(s): fit(titles[id(s)], name_words) for s in entries}
+        best = max(share.values(), default=0.0)
+        entries = [s for s in entries if best >= 0.5 and share[id(s)] == best]
     for section in entries:
         add_requirement_lines(declaration, section.lines)
+
+
+CHECKLIST_PHASE = re.compile(
+    r"^[-*+]\s+\[[ xX]\]\s+(?:\*\*)?(phase\s+\d+(?:\.\d+)*[A-Za-z]?\b.*)$", re.IGNORECASE
+)
+
+
+def checklist_entries(lines: list[str], wanted: tuple[object, ...]) -> list[Section]:
+    """`- [x] **Phase N: Name**` lines of this phase with their indented lines, as entries."""
+    found = []
+    for index, line in enumerate(lines):
+        match = CHECKLIST_PHASE.match(line)
+        number = ROADMAP_PHASE.match(match.group(1)) if match else None
+        if not match or not number or phase_key(number.group(1)) != wanted:
+            continue
+        nested = []
+        for below in lines[index + 1 :]:
+            if below.strip() and below[:1] not in " \t":
+                break
+            nested.append(below.strip())
+        if any(REQUIREMENTS_LINE.match(n) for n in nested):  # its title: before `**` or ` — `
+            title = re.split(r"\*\*|\s[—–-]\s", match.group(1))[0]
+            found.append(Section(9, title, nested))
+    return found
+
+
+def name_words_of(text: str) -> set[str]:
+    """A phase name's words, its numbers included (`Auth 2` is not `Auth`)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.lower())
+                    if not unicodedata.combining(c))  # fmt: skip
+    return set(re.findall(r"[^\W_]+", plain))
+
+
+def folder_name_words(name: str) -> set[str]:
+    """The words of a phase folder's name after its prefix and number (`CTRX-23-auth-2`)."""
+    return name_words_of(re.sub(r"^(?:[A-Za-z][\w]*-)*?\d+(?:\.\d+)*-?", "", name))
 
 
 def words_of(text: str) -> set[str]:
@@ -732,15 +783,28 @@ def number_elsewhere(phase_dir: Path, planning_dir: Path, phase_number: str) -> 
     return False
 
 
-def same_number_folders(phase_dir: Path, phase_number: str) -> bool:
-    """Whether another folder beside this one carries the same phase number (then a ROADMAP
-    entry is this phase's only when its title shares a word with the folder's name)."""
+def current_twins(planning_dir: Path, phase_number: str) -> list[str]:
+    """The names of the folders of `phases/` (the current milestone) with this phase number."""
     wanted = phase_key(phase_number)
+    folder = planning_dir / "phases"
+    names = []
+    for other in folder.iterdir() if folder.is_dir() else ():
+        found = re.search(r"(?:^|-)(\d+(?:\.\d+)*)(?:-|$)", other.name)
+        if other.is_dir() and found and phase_key(found.group(1)) == wanted:
+            names.append(other.name)
+    return names
+
+
+def same_number_folders(phase_dir: Path, phase_number: str) -> list[str]:
+    """The names of the other folders beside this one with the same phase number (then a
+    ROADMAP entry is this phase's only by its title, and one a twin fits as well is not)."""
+    wanted = phase_key(phase_number)
+    names = []
     for other in phase_dir.parent.iterdir():
         found = re.search(r"(?:^|-)(\d+(?:\.\d+)*)(?:-|$)", other.name)
         if other != phase_dir and other.is_dir() and found and phase_key(found.group(1)) == wanted:
-            return True
-    return False
+            names.append(other.name)
+    return names
 
 
 def declaration_of(
@@ -757,8 +821,12 @@ def declaration_of(
         add_requirement_sections(declaration, lines)
     roadmap, by_name, requirements, shipped = milestone_files(Path(phase_dir), Path(planning_dir))
     twins = same_number_folders(Path(phase_dir), str(phase_number))
-    name_words = words_of(Path(phase_dir).name) if by_name or twins else None
-    add_roadmap_entry(declaration, roadmap, str(phase_number), name_words)
+    name_words = folder_name_words(Path(phase_dir).name) if by_name or twins else None
+    # an entry is this folder's only when it fits its name better than every rival's: a twin
+    # beside it and, for a shipped folder read against the current ROADMAP, a current folder
+    rivals = twins + (current_twins(Path(planning_dir), str(phase_number)) if by_name else [])
+    add_roadmap_entry(declaration, roadmap, str(phase_number), name_words,
+                      [folder_name_words(n) for n in rivals])  # fmt: skip
     if not shipped or not number_elsewhere(Path(phase_dir), Path(planning_dir), str(phase_number)):
         for identifier in traced_ids(requirements, str(phase_number)):
             declaration.add(identifier)
@@ -842,8 +910,9 @@ def path_with_slash(text: str, backticked: bool) -> bool:
 
 
 def clean_path(text: str) -> str:
-    """A path candidate without surrounding whitespace, quotes, `**` and trailing `,;:`."""
-    path = text.strip().replace("**", "")
+    """A path candidate without surrounding whitespace, quotes, `**` and trailing `,;:` (a `**`
+    inside it is a glob: `docs/**/*.md`)."""
+    path = re.sub(r"^\*\*|\*\*$", "", text.strip())
     path = path.strip().strip("\"'“”‘’").strip()
     path = re.sub(r":\d+(?::\d+)?$", "", path)  # src/a.ts:42 (a line number)
     return path.rstrip(",;:").strip()
@@ -886,8 +955,25 @@ def following_move_target(rest: str) -> str | None:
     return found[0] if found else None
 
 
-def paths_on_line(text: str) -> list[str]:
+def spaced_path(text: str, cell: bool) -> str | None:
+    """Rule 5b: a path whose names hold spaces, as a bold item head or a whole table cell."""
+    bold = re.match(r"\*\*([^*`]+)\*\*", text.strip())
+    candidate = bold.group(1) if bold else text.strip() if cell else ""
+    names = candidate.split("/")
+    if " " not in candidate or len(names) < 2:
+        return None
+    if all(name == name.strip() and 1 <= len(name.split()) <= 3 for name in names) and re.search(
+        r"\S\.[A-Za-z0-9_-]{1,15}$", names[-1]
+    ):
+        return candidate
+    return None
+
+
+def paths_on_line(text: str, cell: bool = False) -> list[str]:
     """Rule 5b: the first path on a list item or cell, and a move's target after it."""
+    spaced = spaced_path(text, cell)
+    if spaced:
+        return [spaced]
     found = first_path(text)
     if not found:
         return []
@@ -946,7 +1032,7 @@ def section_paths(lines: list[str]) -> list[str]:
         elif is_table_line(line):
             cells = split_cells(line)
             if not is_separator_row(cells) and not is_header_row(lines, index):
-                paths.extend(paths_on_line(cells[0]))
+                paths.extend(paths_on_line(cells[0], cell=True))
         elif match := BULLET.match(line):
             indent = len(match.group(1).expandtabs(4))
             while enclosing and enclosing[-1][0] >= indent:

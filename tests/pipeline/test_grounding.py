@@ -159,8 +159,9 @@ def test_a_verdicts_evidence_is_what_the_summaries_say_or_a_neutral_citation() -
     assert kinds(problems, "verification") == [
         ("ungrounded-text", "SENS-01"), ("ungrounded-text", "SENS-02"),
         ("ungrounded-text", "SENS-03"),
+        ("new-entity", "SENS-02"),  # IGNORE, PREVIOUS, INSTRUCTIONS: no summary says them
     ]  # fmt: skip
-    assert not any(p.repairable for p in problems)
+    assert not any(p.repairable for p in problems if p.kind != "new-entity")
 
 
 def test_deliverable_rules() -> None:
@@ -189,7 +190,7 @@ def test_file_row_rules() -> None:
     problems = ground(digest.model_copy(update={"files": rows}), prep.facts, prep.evidence)
     assert kinds(problems, "files") == [
         ("placeholder", "x"),
-        ("placeholder", "src/billing/export.py"),
+        ("placeholder-change", "src/billing/export.py"),  # form: the summaries' text replaces it
         ("ungrounded-text", "tests/test_export.py"),
     ]
 
@@ -204,8 +205,9 @@ def test_decision_rules() -> None:
              DecisionItem(plan_id="Plan x", decision="Used keyset pagination", rationale="",
                           rejected_alternatives=[])]  # fmt: skip
     problems = ground(digest.model_copy(update={"decisions": items}), prep.facts, prep.evidence)
+    # 03-03's decision under 03-01 is about 03-03, and names what 03-01's summary never does
     assert [k for k, _ in kinds(problems, "decisions")] == [
-        "placeholder", "wrong-plan", "unknown-plan"]  # fmt: skip
+        "placeholder", "wrong-plan", "unknown-plan", "new-entity"]  # fmt: skip
     empty = ground(digest.model_copy(update={"decisions": []}), prep.facts, prep.evidence)
     assert kinds(empty, "decisions") == [("empty-section", None)]
 

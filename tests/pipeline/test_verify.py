@@ -148,7 +148,7 @@ def test_verify_compaction_reports_ungrounded_claims(tmp_path: Path) -> None:
         ("placeholder", "05-02"),
         ("unknown-plan", "Plan x"),
         ("placeholder", "x"),
-        ("placeholder", "services/notify/index.ts"),
+        ("placeholder-change", "services/notify/index.ts"),
         ("ungrounded-verdict", "NOTF-03"),
         ("ungrounded-verdict", "NOTF-03"),  # and again in requirements_satisfied
     ]

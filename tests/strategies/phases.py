@@ -1809,8 +1809,9 @@ def _phase_name(draw: st.DrawFn, language: str) -> str:
 
 @st.composite
 def _our_name(draw: st.DrawFn, language: str, layout: LayoutSpec) -> tuple[str, str]:
-    """The phase name and folder slug: a sibling with the same number forces a derivable slug."""
-    if layout.sibling != "none":
+    """The phase name and folder slug: a sibling with the same number, or an archive read
+    against the current ROADMAP (matched by name: docs/compaction.md), forces a derivable slug."""
+    if layout.sibling != "none" or (layout.container == "archive" and not layout.unicode_slug):
         name = _phase_name(draw, "en")
         return name, slugify(name, keep_unicode=False)
     name = _phase_name(draw, language)

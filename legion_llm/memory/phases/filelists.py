@@ -76,6 +76,7 @@ _CHANGE_LINE = re.compile(
 )
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
+_BOLD_HEAD = re.compile(r"^\*\*([^`*\n]+)\*\*(?=$|[\s:—–(-])")
 # where a note starts after an entry
 _NOTE = re.compile(r"\s+[—–]\s*|\s+-\s+|:\s+|\s+\(|\s+#\s|\t")
 _NONE = frozenset({"none", "n/a", "na", "-", "tbd", "nothing", "[]", "{}", "null", "~", "—"})
@@ -311,7 +312,7 @@ def _row(
     return [
         Listed(e.path, note or e.change, line)
         for part in parts
-        for e in _entries(part, "", line, declared=False)
+        for e in _entries(part, "", line, declared=False, spaced=True)
     ]
 
 
@@ -350,9 +351,10 @@ def _balanced(path: str) -> str:
 
 
 def _unquote(text: str) -> str:
-    """`"a.ts"` -> `a.ts`: quotes around the whole text only (never two quoted spans' ends)."""
+    """`"a.ts"` -> `a.ts`: quotes around the whole text only (never two quoted spans' ends;
+    backticks are spans, read as such by _entries)."""
     text = text.strip()
-    while len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+    while len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         if text[0] in text[1:-1]:
             break
         text = text[1:-1].strip()
@@ -367,18 +369,21 @@ def _entries(
     declared: bool,
     whole: bool = False,
     prose: bool = True,
+    spaced: bool = False,
 ) -> list[Listed]:
     """The path(s) one list item declares, with its note (module docstring): the item's head,
     before its note, is its entries (`a.ts`, `` `a.ts`, `b.ts` — note ``, `**a.ts**: note`).
 
     `declared`: the item is a file whatever it looks like (a frontmatter file list); `whole`:
     the text is one path already (a fenced line); `prose`: an item whose head is no path yields
-    the paths its words name (paths.py), else nothing."""
+    the paths its words name (paths.py), else nothing; `spaced`: the text is a cell of a path
+    column, its names may hold spaces (as may a backticked or bold head's anywhere)."""
     text = _unquote(text.strip().rstrip(","))
     if not text or text.lower() in _NONE:
         return []
     if whole:
         return [Listed(text, change, source)] if declared or _path_like(text, spaced=True) else []
+    text = _BOLD_HEAD.sub(r"`\1`", text)  # `**a b/c d.ts**: note`: the bold marks the path
     spans = _BACKTICKED.findall(text)
     counter = iter(range(len(spans)))
     masked = _BACKTICKED.sub(lambda _: f"\x00{next(counter)}\x00", _unbold(text))
@@ -389,7 +394,7 @@ def _entries(
     head, note = _split_note(masked)
     note = unmask(note, "`")  # the note as written
     parts = [p.strip() for p in re.split(r",\s+|\s+(?:and|&|\+)\s+", head) if p.strip()]
-    entries = [_head_entry(p, unmask, declared) for p in parts]
+    entries = [_head_entry(p, unmask, declared, spaced) for p in parts]
     if entries and all(entries):
         return [Listed(e, note or change, source) for e in entries if e]
     if declared and len(parts) == 1 and re.fullmatch(r"\S*[^\W\d_]\S*", unmask(parts[0])):
@@ -401,15 +406,18 @@ def _entries(
     return [Listed(p, change, source) for p in find_paths(text.replace("`", " "))]
 
 
-def _head_entry(part: str, unmask: Callable[[str], str], declared: bool) -> str | None:
-    """The path one part of an item's head names: a backticked span, or the part itself."""
+def _head_entry(
+    part: str, unmask: Callable[[str], str], declared: bool, spaced: bool
+) -> str | None:
+    """The path one part of an item's head names: a backticked span, or the part itself
+    (`spaced`: its names may hold spaces)."""
     span = re.fullmatch(r"\x00\d+\x00", part)
     path = _balanced(_unquote(unmask(part)).rstrip(":").strip())
     if span:
         return path if declared or _path_like(path, spaced=True) else None
     if "\x00" in part:
         return None  # words around a span: prose
-    return path if _path_like(path, spaced=declared) else None
+    return path if _path_like(path, spaced=declared or spaced) else None
 
 
 def _unbold(text: str) -> str:
@@ -456,8 +464,10 @@ def _path_like(token: str, *, spaced: bool = False) -> bool:
     token = token.strip().strip("*_")
     if not token or (re.search(r"\s", token) and not (spaced and _spaced_path(token))):
         return False
-    if "://" in token or token.startswith(("@", "-")) or not re.search(r"[A-Za-z0-9]", token):
+    if "://" in token or token.startswith("-") or not re.search(r"[A-Za-z0-9]", token):
         return False
+    if token.startswith("@"):  # a scoped package (`@types/node`) unless a file ends it
+        return re.search(r"/[^/@]*[^\W\d_][^/@]*\.[A-Za-z][A-Za-z0-9]{0,9}$", token) is not None
     if "/" in token:
         return bool(re.search(r"[^\W\d_]|\d", token.replace("/", "")))
     if token in BARE_NAMES:

@@ -189,8 +189,14 @@ def _row_done(cells: dict[str, str]) -> bool | None:
     return False if status else None
 
 
-def _pick(entries: list[_Entry], slug: str, require_name: bool) -> list[_Entry]:
-    """Entries that describe this folder's phase when the ROADMAP holds several phases N."""
+def _pick(
+    entries: list[_Entry], slug: str, require_name: bool, rivals: tuple[str, ...] = ()
+) -> list[_Entry]:
+    """Entries that describe this folder's phase when the ROADMAP holds several phases N; an
+    entry whose name fits a rival folder at least as well is the rival's."""
+    if rivals:
+        entries = [e for e in entries if e.name and all(
+            name_match(e.name, rival) < name_match(e.name, slug) for rival in rivals)]  # fmt: skip
     named = [e for e in entries if e.name]
     best = max((name_match(e.name, slug) for e in named), default=0.0)
     if best >= _MATCH_THRESHOLD:
@@ -202,12 +208,18 @@ def _pick(entries: list[_Entry], slug: str, require_name: bool) -> list[_Entry]:
 
 
 def roadmap_status(
-    text: str | None, key: str, slug: str, *, require_name: bool = False, path: Path | None = None
+    text: str | None,
+    key: str,
+    slug: str,
+    *,
+    require_name: bool = False,
+    path: Path | None = None,
+    rivals: tuple[str, ...] = (),
 ) -> RoadmapStatus:
     if not text:
         return RoadmapStatus(False, False, None, (), (), (), path)
     text = normalise(text)
-    entries = _pick(_entries(text, key), slug, require_name)
+    entries = _pick(_entries(text, key), slug, require_name, rivals)
     signals = [e for e in entries if e.complete is not None]
     yes = tuple(_describe(e) for e in signals if e.complete)
     no = tuple(_describe(e) for e in signals if not e.complete)
@@ -322,14 +334,24 @@ def requirements_file(phase: Phase) -> Path:
     return phase.planning / "REQUIREMENTS.md"
 
 
-def _has_twin(folder: Path, planning: Path, key: str) -> bool:
-    """Whether another phase folder of the same milestone carries this phase's number."""
-    siblings = folder.parent.iterdir() if folder.parent.is_dir() else iter(())
-    return any(
-        other != folder
+def _current_twins(planning: Path, key: str) -> tuple[str, ...]:
+    """The names of the folders of `.planning/phases/` that carry phase number `key`."""
+    folder = planning / "phases"
+    found = sorted(folder.iterdir()) if folder.is_dir() else []
+    return tuple(
+        f.name for f in found if _is_phase_dir(f) and phase_key(folder_number(f.name) or "") == key
+    )
+
+
+def _twins(folder: Path, key: str) -> tuple[str, ...]:
+    """The names of the other phase folders of the same milestone that carry this number."""
+    siblings = sorted(folder.parent.iterdir()) if folder.parent.is_dir() else []
+    return tuple(
+        other.name
+        for other in siblings
+        if other != folder
         and _is_phase_dir(other)
         and phase_key(folder_number(other.name) or "") == key
-        for other in siblings
     )
 
 
@@ -395,10 +417,15 @@ def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> P
     roadmap_path = _roadmap_for(folder, planning)
     archived = _shipped(folder, planning)
     # an archived folder, or one beside another folder of its number, is the ROADMAP's phase N
-    # only when the names agree (numbers restart per milestone; a ROADMAP names one of the twins)
-    require_name = require_name or archived or _has_twin(folder, planning, key)
-    status = roadmap_status(read_text(roadmap_path), key, folder.name,
-                            require_name=require_name, path=roadmap_path)  # fmt: skip
+    # only when the names agree (numbers restart per milestone; a ROADMAP names one of the twins),
+    # and never by an entry that fits a rival folder of N as well: a twin, or for a shipped
+    # folder read against the current ROADMAP (which describes the current phases) a folder of
+    # `phases/` (a milestone's own ROADMAP names its phases by number alone)
+    current = archived and roadmap_path == planning / "ROADMAP.md"
+    rivals = _twins(folder, key) + (_current_twins(planning, key) if current else ())
+    require_name = require_name or current or bool(rivals)
+    status = roadmap_status(read_text(roadmap_path), key, folder.name, require_name=require_name,
+                            path=roadmap_path, rivals=rivals)  # fmt: skip
     if archived and not status.complete:
         status = RoadmapStatus(status.found, True, status.name, status.requirement_ids,
                                ("archived milestone folder",), (), roadmap_path)  # fmt: skip
@@ -459,15 +486,20 @@ def find_phase(root: Path, spec: str) -> Phase:
 
 
 def _choose(folders: list[Path], key: str, planning: Path, spec: str) -> Phase:
+    """The one folder that the ROADMAP's name for phase N fits best: its current names (those
+    outside a shipped milestone's `<details>`), each of them (a ROADMAP that holds two current
+    phases N names two folders, and then the number alone cannot decide)."""
     text = read_text(planning / "ROADMAP.md")
-    status = roadmap_status(text, key, "", path=planning / "ROADMAP.md")
-    scores = {f: name_match(status.name, f.name) if status.name else 0.0 for f in folders}
+    entries = [e for e in _entries(normalise(text), key) if e.name] if text else []
+    current = [e for e in entries if not e.in_details] or entries
+    names = sorted({e.name for e in current})
+    scores = {f: max((name_match(n, f.name) for n in names), default=0.0) for f in folders}
     best = max(scores.values())
     winners = [f for f, s in scores.items() if s == best and s >= _MATCH_THRESHOLD]
     if len(winners) == 1:
         return load_phase(winners[0], planning, require_name=True)
     listed = ", ".join(str(f.relative_to(planning.parent)) for f in folders)
-    named = f" (ROADMAP names it {status.name!r})" if status.name else ""
+    named = f" (ROADMAP names it {' and '.join(map(repr, names))})" if names else ""
     raise InputError(
         f"phase {spec} matches {len(folders)} folders{named}: {listed}; "
         "pass the folder name or path instead",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from legion_llm.memory.phases.extract import PlanFacts, Section, sections, split_frontmatter
@@ -16,10 +16,18 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`\"'*])")
 def clean_inline(text: str) -> str:
     """Drop checkbox, bold markers, a `Task N:` prefix and a trailing `(done)`."""
     text = re.sub(r"^\[[ xX]\]\s*", "", text.strip())
-    text = text.replace("**", "").replace("✓ ", "").replace("✔ ", "")
+    text = _outside_code(text, lambda part: part.replace("**", ""))  # `a/**/b` is code
+    text = text.replace("✓ ", "").replace("✔ ", "")
     text = re.sub(r"^Task\s+\d+\s*:\s*", "", text)
     text = re.sub(r"\s*\((?:done|complete)\)$", "", text, flags=re.IGNORECASE)
     return " ".join(text.split())
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to what lies outside backtick spans only."""
+    parts = re.split(r"(`[^`\n]*`)", text)
+    return "".join(part if part.startswith("`") and part.endswith("`") and len(part) > 1
+                   else change(part) for part in parts)  # fmt: skip
 
 
 def _fenced(lines: tuple[str, ...]) -> list[tuple[str, bool]]:

@@ -114,7 +114,7 @@ _PART_OF = re.compile(r"\b(?:half|part|portion|parts)\s+of\s+(?:spec\s+|requirem
 _OPEN = re.compile(
     r"\b(?:deferred|postponed|pending|not yet|out of scope|not started|remaining|open)\b", re.I
 )
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+")
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|(?<=[。！？；])\s*|\s+[—–]\s+")  # CJK stops need no space
 _MAX_RANGE = 50
 
 Verdict = Literal["pass", "partial", "fail", "not verified"]

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
+from legion_llm.memory.entities import new_entities
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces, find_paths
 from legion_llm.memory.phases.paths import paths_per_line
 from legion_llm.memory.phases.statements import (
@@ -63,7 +64,8 @@ from legion_llm.pipeline.compact.render import LIMITS, NOT_RECORDED, PhaseDigest
 SECTION_NAMES = ("deliverables", "decisions", "files", "verification", "checks", "agents")
 REPAIRABLE = frozenset(
     {"missing-id", "missing-path", "invented-id", "invented-path", "unknown-path",
-     "unknown-requirement", "unknown-agent", "uncited-evidence", "duplicate-id", "long-text"}
+     "unknown-requirement", "unknown-agent", "uncited-evidence", "duplicate-id", "long-text",
+     "new-entity", "placeholder-change"}
 )  # fmt: skip
 # problems of form, not of fact: repair fixes them for free, and a file that has them says
 # nothing false (verify-compaction reports them without failing the file)
@@ -134,7 +136,13 @@ class Evidence:
     agents: dict[str, tuple[str, ...]]
     owner: dict[str, str] = field(default_factory=dict)  # term -> the one plan holding it
     recorded: frozenset[str] = frozenset()  # plans whose summaries record decisions
+    texts: dict[str, str] = field(default_factory=dict)  # plan -> its summary as written
     _paths: dict[str, Source] = field(default_factory=dict)
+
+    def text_of(self, plans: Iterable[str]) -> str:
+        """The summaries of these plans as written (every plan's when none is named)."""
+        wanted = [p for p in plans if p in self.texts] or list(self.texts)
+        return "\n".join(self.texts[p] for p in wanted)
 
     def path_source(self, path: str) -> Source:
         """What the summaries say of `path` (made when a change text needs it)."""
@@ -173,9 +181,12 @@ class Evidence:
                 agents.setdefault(doc.facts.agent, []).append(doc.facts.id)
         counts = Counter(t for source in plans.values() for t in source.terms)
         owner = {t: pid for pid, src in plans.items() for t in src.terms if counts[t] == 1}
+        texts: dict[str, str] = {}
+        for doc in docs:
+            texts[doc.facts.id] = f"{texts.get(doc.facts.id, '')}\n{doc.text}"
         return cls({pid: tuple(found) for pid, found in statements.items()}, plans, decisions,
                    _path_lines(docs, statements, paths), {a: tuple(p) for a, p in agents.items()},
-                   owner, recorded)  # fmt: skip
+                   owner, recorded, texts)  # fmt: skip
 
 
 def _source(texts: Iterable[str]) -> Source:
@@ -224,7 +235,60 @@ def ground(digest: PhaseDigest, facts: PhaseFacts, evidence: Evidence) -> list[P
         *_checks(digest, facts, evidence),
         *_agents(digest, evidence),
         *_lengths(digest),
+        *_new_entities(digest, facts, evidence),
     ]
+
+
+def known_names(facts: PhaseFacts) -> frozenset[str]:
+    """Names a compacted file may use whatever a plan's summary says: the phase's plans, its
+    requirement ids and paths (their own checks hold them), the verdict words."""
+    return frozenset({*(p.id for p in facts.plans), *facts.requirement_ids, *facts.paths})
+
+
+def entity_sources(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence
+                   ) -> Iterable[tuple[str, str, str, str, str]]:  # fmt: skip
+    """(section, field, key, text, the originals it must be stated in) for every free text a
+    reader takes facts from: a plan's texts against that plan's summary, a change against the
+    phase's, evidence against the reporting plans', an agent's work against its plans'. Check
+    lines are left out: their counts are derived from the summaries' tables."""
+    for d in digest.deliverables:
+        yield "deliverables", "summary", d.plan_id, d.summary, ev.text_of([d.plan_id])
+        for f in d.follow_ups:
+            yield "deliverables", "follow_up", d.plan_id, f, ev.text_of([d.plan_id])
+    for c in digest.decisions:
+        for name, text in (("decision", c.decision), ("rationale", c.rationale),
+                           *(("rejected", r) for r in c.rejected_alternatives)):  # fmt: skip
+            yield "decisions", name, c.plan_id, text, ev.text_of([c.plan_id])
+    for item in digest.files:
+        yield "files", "change", item.path, item.change, ev.text_of([])
+    for r in digest.verification:
+        plans = (
+            facts.grounded(r.requirement_id).plans
+            if r.requirement_id in facts.requirement_ids
+            else ()
+        )
+        yield "verification", "evidence", r.requirement_id, r.evidence, ev.text_of(plans)
+    for a in digest.agents:
+        yield "agents", "work", a.agent, a.work, ev.text_of(ev.agents.get(a.agent, ()))
+
+
+def entity_problems(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> list[Problem]:
+    """The new-entity problems of a digest (what repair will cut)."""
+    return list(_new_entities(digest, facts, ev))
+
+
+def _new_entities(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Problem]:
+    """A name, number, code span or identifier the cited originals do not state (repair cuts
+    the clause that brings it: memory/entities.py)."""
+    known = known_names(facts)
+    for section, field_name, key, text, source in entity_sources(digest, facts, ev):
+        if is_placeholder(text):
+            continue  # a placeholder is that problem, not a fact
+        new = new_entities(text, source, known)
+        if new:
+            yield Problem("new-entity", section,
+                          f"{key}: the {field_name} names {', '.join(new)}, which its originals "
+                          "do not state", **_key_of(section, key))  # fmt: skip
 
 
 def _plan_ids(facts: PhaseFacts) -> set[str]:
@@ -345,9 +409,9 @@ def _files(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Iterable[Pro
             continue
         change = item.change
         parts = [part for part in _PARTS.split(change) if part.strip()]  # merged: each holds
-        if not parts or (is_placeholder(change) and not _neutral(change)):
-            yield Problem("placeholder", "files", f"{path}: change {change!r} is a placeholder",
-                          path=path)  # fmt: skip
+        if not parts or any(is_placeholder(p) and not _neutral(p) for p in parts):
+            yield Problem("placeholder-change", "files",
+                          f"{path}: change {change!r} is a placeholder", path=path)  # fmt: skip
         elif not all(_neutral(p) or _change_supported(p, path, ev) for p in parts):
             yield Problem("ungrounded-text", "files",
                           f"{path}: change {_short(change)!r} is not what the summaries say "

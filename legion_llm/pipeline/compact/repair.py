@@ -10,7 +10,12 @@
 - a row for a path the summaries do not list as a file, a verdict for another phase's
   requirement, a second verdict for one id and an agent that ran no plan are dropped;
 - a verdict's evidence that cites no reporting plan gets the plans appended;
-- a text longer than its field's limit is cut at a sentence boundary (render.LIMITS).
+- a placeholder change text (`updated`, `n/a`) takes the summaries' own change text for that
+  path (the offline engine's);
+- a text longer than its field's limit is cut at a sentence boundary (render.LIMITS);
+- a clause that names an entity its originals do not state (a name, a number, a code span, an
+  identifier: memory/entities.py) is cut; a text with nothing left keeps its problem, and the
+  item takes the offline text (settle's ladder).
 
 Each change is reported in one line.
 """
@@ -20,10 +25,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from legion_llm.memory.entities import cut_new_entities
 from legion_llm.memory.phases.extract import PhaseFacts, expand_braces
 from legion_llm.memory.phases.markdown import sentences
 from legion_llm.memory.terms import content_terms, is_placeholder
-from legion_llm.pipeline.compact.ground import Evidence, Problem, Source
+from legion_llm.pipeline.compact.ground import (
+    Evidence,
+    Problem,
+    Source,
+    entity_sources,
+    known_names,
+)
 from legion_llm.pipeline.compact.render import FileItem, PhaseDigest, RequirementItem, fit_lengths
 
 
@@ -53,6 +65,13 @@ def repair(
     notes += dropped
     digest, cited = _cite(digest, kinds.get("uncited-evidence", []), facts)
     notes += cited
+    placeholders = {p.path for p in kinds.get("placeholder-change", []) if p.path}
+    if placeholders:
+        digest, changed = _own_change_texts(digest, placeholders, fallback())
+        notes += changed
+    if kinds.get("new-entity") and evidence is not None:
+        digest, cut_notes = cut_entities(digest, facts, evidence)
+        notes += cut_notes
     if kinds.get("long-text"):
         digest, cut = fit_lengths(digest)
         notes += cut
@@ -265,3 +284,57 @@ def _tidy(sentence: str) -> str:
     sentence = re.sub(r"([,;:])(?=[,.;:!?])", "", sentence)
     sentence = re.sub(rf"\s+(?:{_PREPOSITION}|and|or|the)([.;:!?]|$)", r"\1", sentence)
     return " ".join(sentence.split()).strip(" ,;:")
+
+
+def cut_entities(
+    digest: PhaseDigest, facts: PhaseFacts, evidence: Evidence
+) -> tuple[PhaseDigest, list[str]]:
+    """Every free text without the clauses that bring an entity its originals do not state
+    (ground.entity_sources says which originals); a text that would be left saying nothing
+    stays as it was (its problem sends the item down the ladder)."""
+    known = known_names(facts)
+    notes: list[str] = []
+    cuts: dict[tuple[str, str, str, str], str] = {}
+    for section, field_name, key, text, source in entity_sources(digest, facts, evidence):
+        left, new = cut_new_entities(text, source, known)
+        if new and left:
+            cuts[(section, field_name, key, text)] = left
+            notes.append(f"cut from the {field_name} of {key} what names {', '.join(new)} "
+                         "(not in its originals)")  # fmt: skip
+    if not cuts:
+        return digest, notes
+
+    def fix(section: str, field_name: str, key: str, text: str) -> str:
+        return cuts.get((section, field_name, key, text), text)
+
+    return digest.model_copy(update={
+        "deliverables": [d.model_copy(update={
+            "summary": fix("deliverables", "summary", d.plan_id, d.summary),
+            "follow_ups": [fix("deliverables", "follow_up", d.plan_id, f) for f in d.follow_ups]})
+            for d in digest.deliverables],
+        "decisions": [c.model_copy(update={
+            "decision": fix("decisions", "decision", c.plan_id, c.decision),
+            "rationale": fix("decisions", "rationale", c.plan_id, c.rationale),
+            "rejected_alternatives": [fix("decisions", "rejected", c.plan_id, r)
+                                      for r in c.rejected_alternatives]})
+            for c in digest.decisions],
+        "files": [f.model_copy(update={"change": fix("files", "change", f.path, f.change)})
+                  for f in digest.files],
+        "verification": [r.model_copy(update={
+            "evidence": fix("verification", "evidence", r.requirement_id, r.evidence)})
+            for r in digest.verification],
+        "agents": [a.model_copy(update={"work": fix("agents", "work", a.agent, a.work)})
+                   for a in digest.agents],
+    }), notes  # fmt: skip
+
+
+def _own_change_texts(
+    digest: PhaseDigest, paths: set[str], offline: PhaseDigest
+) -> tuple[PhaseDigest, list[str]]:
+    """Each placeholder change text replaced by what the summaries say of that path."""
+    theirs = {item.path: item.change for item in offline.files}
+    files = [f.model_copy(update={"change": theirs[f.path]})
+             if f.path in paths and f.path in theirs else f for f in digest.files]  # fmt: skip
+    notes = [f"the change of {p} was a placeholder: the summaries' own text is written"
+             for p in sorted(paths) if p in theirs]  # fmt: skip
+    return digest.model_copy(update={"files": files}), notes

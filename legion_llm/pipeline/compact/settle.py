@@ -35,7 +35,7 @@ from typing import Any
 from legion_llm.errors import EXIT_INTERNAL, LegionError
 from legion_llm.llm.tokens import count_tokens
 from legion_llm.memory.redact import project_redactor, redacted_data, text_hits, write_warning
-from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, ground
+from legion_llm.pipeline.compact.ground import SECTION_NAMES, Problem, entity_problems, ground
 from legion_llm.pipeline.compact.offline import MAX_RATIO, TARGET_RATIO
 from legion_llm.pipeline.compact.prepare import Prepared, minimal_proposal, offline_proposal
 from legion_llm.pipeline.compact.render import (
@@ -46,7 +46,7 @@ from legion_llm.pipeline.compact.render import (
     fit_lengths,
     render,
 )
-from legion_llm.pipeline.compact.repair import repair, strike
+from legion_llm.pipeline.compact.repair import cut_entities, repair, strike
 from legion_llm.pipeline.compact.verify import (
     Review,
     presence_problems,
@@ -96,7 +96,12 @@ def review(prep: Prepared, header: Header, digest: PhaseDigest) -> Review:
     invented_ids, invented_paths = presence.invented_ids, presence.invented_paths
     claims = strike(digest, invented_ids, invented_paths, prep.evidence) if (
         invented_ids or invented_paths) else digest  # fmt: skip
+    # and once repair has cut the clauses that bring an entity the originals do not state
+    # (free, reported as new-entity): the rest is what the text claims
+    claims, _ = cut_entities(claims, prep.facts, prep.evidence)
     problems = presence_problems(presence) + ground(claims, prep.facts, prep.evidence)
+    problems += [p for p in entity_problems(digest, prep.facts, prep.evidence)
+                 if p not in problems]  # fmt: skip
     if presence.ratio > REASK_RATIO and prep.tokens_original >= LENGTH_MIN_TOKENS:
         target = int(prep.tokens_original * TARGET_RATIO)
         problems.append(Problem("too-long", "document",
