@@ -1,6 +1,7 @@
 """The compaction properties over many generated phases: the suite's check, run longer.
 
     .venv/bin/python benchmarks/bench_compaction_properties.py [--examples 400] [--seed 0]
+        [--careless]
 
 tests/test_compaction_properties.py runs 40 generated phases with a fixed seed in the suite;
 this runs as many as asked (a fresh seed each time unless one is given), compacts each offline
@@ -23,7 +24,12 @@ from hypothesis import seed as fixed_seed
 
 from tests.oracle.compaction import check
 from tests.strategies.phases import PhaseSpec, phase_specs, write_phase
-from tests.test_compaction_properties import compacted_file, run, truth_problems
+from tests.test_compaction_properties import (
+    compact_and_check,
+    compacted_file,
+    run,
+    truth_problems,
+)
 
 
 def problems_of(spec: PhaseSpec, folder: Path) -> list[str]:
@@ -43,10 +49,21 @@ def problems_of(spec: PhaseSpec, folder: Path) -> list[str]:
     return found + [f"truth: {v}" for v in truth_problems(phase, text)]
 
 
+def careless_problems(spec: PhaseSpec, folder: Path) -> list[str]:
+    """The suite's careless-model property on one phase."""
+    try:
+        compact_and_check(spec, engine="anthropic", keep=folder)
+    except AssertionError as broken:
+        return [f"careless: {' '.join(str(broken).split())[:300]}"]
+    return []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=400)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--careless", action="store_true",
+                        help="through the careless stand-in model and the real SDK (loopback)")  # fmt: skip
     args = parser.parse_args(argv)
     keep = Path(tempfile.mkdtemp(prefix="legion-llm-properties-"))
     failed: list[tuple[Path, list[str]]] = []
@@ -58,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     def explore(spec: PhaseSpec) -> None:
         count[0] += 1
         folder = keep / f"phase-{count[0]}"
-        found = problems_of(spec, folder)
+        found = careless_problems(spec, folder) if args.careless else problems_of(spec, folder)
         if found:
             failed.append((folder, found))
         else:

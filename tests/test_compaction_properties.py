@@ -4,7 +4,7 @@ tests/strategies/phases.py invents phases of every shape the real corpus shows a
 paths, layouts, frontmatter spellings, languages, sizes) and records the truth from how it built
 them; tests/oracle/compaction.py is a second reader written apart from the product. For every
 generated phase, run as a user runs it (`compact FOLDER --engine offline --force`, then
-`verify-compaction`):
+`verify-compaction`; and on fewer of them through the careless stand-in model):
 
 - a file is written and its own verify is OK (or, for summaries shorter than any compacted
   summary can be, nothing is written and `compact` says so);
@@ -22,19 +22,26 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from legion_llm.cli.app import main
+from legion_llm.memory.phases.find import find_phase
+from tests.fakes import FakeMessagesAPI
+from tests.fakes.compaction_models import PhaseModel
 from tests.oracle.compaction import check
 from tests.strategies.phases import GeneratedPhase, PhaseSpec, phase_specs, write_phase
 
 pytestmark = pytest.mark.slow
 EXAMPLES = 40
+CARELESS_EXAMPLES = 15
+KEY = "sk-ant-test-generated-0000000000"
 _VERDICT_LINE = re.compile(r"^- (\S+): (PASS|FAIL|PARTIAL|NOT VERIFIED)\b", re.M)
 
 
@@ -81,13 +88,30 @@ def truth_problems(phase: GeneratedPhase, text: str) -> list[str]:
     return problems
 
 
-def compact_and_check(spec: PhaseSpec) -> None:
+def compact_and_check(spec: PhaseSpec, engine: str = "offline", keep: Path | None = None) -> None:
+    """Compact one generated phase as a user does and hold every property on what is written
+    (`engine`: `anthropic` asks the careless stand-in model through the real SDK; `keep`: the
+    folder to write the phase in, left for a look)."""
     with tempfile.TemporaryDirectory(prefix="legion-llm-generated-") as folder:
-        phase = write_phase(spec, Path(folder))
+        phase = write_phase(spec, keep or Path(folder))
         root = phase.root
-        code, out, err = run("compact", phase.phase_arg, "--engine", "offline", "--force",
-                             "--root", root)  # fmt: skip
+        args = ("compact", phase.phase_arg, "--engine", engine, "--force", "--root", root)
+        answered = None
+        if engine == "offline":
+            code, out, err = run(*args)
+        else:
+            model = PhaseModel(find_phase(root, phase.phase_arg), careless=True)
+            with (
+                FakeMessagesAPI(responder=model) as api,
+                mock.patch.dict(
+                    os.environ, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+                ),
+            ):
+                code, out, err = run(*args)
+            answered = model.answered
         assert code == 0, err
+        if answered is not None and not out.startswith("Nothing to compact"):
+            assert answered >= 1, "the model was never asked"
         if out.startswith("Nothing to compact"):  # its summaries are their own compaction
             assert not list(phase.phase_dir.glob("*-COMPACTED.md"))
             assert phase.originals_chars < 1_200, out
@@ -106,6 +130,19 @@ def compact_and_check(spec: PhaseSpec) -> None:
 @given(spec=phase_specs())
 def test_every_generated_phase_compacts_to_a_file_both_readers_accept(spec: PhaseSpec) -> None:
     compact_and_check(spec)
+
+
+@settings(max_examples=CARELESS_EXAMPLES, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+@given(spec=phase_specs())
+def test_a_careless_models_answer_on_every_generated_phase_is_held_to_the_same_rules(
+    spec: PhaseSpec,
+) -> None:
+    """The careless stand-in (tests/fakes/compaction_models.py: drops ids and paths, invents a
+    sibling path, appends a clause naming what no summary states, pads, uses placeholders)
+    through the real SDK and a loopback fake: the same file properties hold, and so no model
+    entity is new (its own verify refuses one)."""
+    compact_and_check(spec, engine="anthropic")
 
 
 def _same(a: str, b: str) -> bool:

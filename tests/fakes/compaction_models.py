@@ -38,7 +38,8 @@ from tests.fakes.replies import Reply
 INVENTED = "src/made/up/helper.py"
 SECTIONS = ("deliverables", "decisions", "files", "verification", "checks", "agents")
 _PLAN_LINE = re.compile(
-    r"^- (\d+(?:\.\d+)*(?:-\d+[a-z]?)?): .*?(?:, (part (\d+) of \d+))?\)$", re.M
+    r"^- ([^:\s]+): .*?(?:, (part (\d+) of \d+))?\)$",
+    re.M,  # any plan id (`03-01`, `01b`, `2.1-04`)
 )
 _ID_LINE = re.compile(r"^- ([^:\n]+): (?:pass|partial|fail|not verified)\b", re.M)
 _REDO = re.compile(r"Redo only these sections: ([a-z, ]+)\.")

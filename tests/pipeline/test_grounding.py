@@ -129,14 +129,17 @@ def test_a_verdict_no_summary_reports_is_refused(tmp_path: Path) -> None:
                        "use NOT VERIFIED")  # fmt: skip
 
 
-def test_not_verified_is_always_allowed_and_evidence_must_cite_the_plan() -> None:
+def test_not_verified_is_never_refused_and_evidence_must_cite_the_plan() -> None:
+    """NOT VERIFIED never over-claims: for an id a summary reports it is repaired to the
+    reported verdict (a form problem), never a reason to fall back."""
     prep = prepared("prose-status-requirements")
     items = [RequirementItem(requirement_id="SENS-01", verdict="pass", evidence="all benches"),
              RequirementItem(requirement_id="R2.3", verdict="not verified", evidence="unclear")]  # fmt: skip
     problems = ground(offline("prose-status-requirements").model_copy(
         update={"verification": items}), prep.facts, prep.evidence)  # fmt: skip
-    assert kinds(problems, "verification") == [("uncited-evidence", "SENS-01")]
-    assert next(p for p in problems if p.id == "SENS-01").repairable
+    assert kinds(problems, "verification") == [
+        ("uncited-evidence", "SENS-01"), ("unclaimed-verdict", "R2.3")]  # fmt: skip
+    assert all(p.repairable for p in problems if p.section == "verification")
 
 
 def test_a_verdicts_evidence_is_what_the_summaries_say_or_a_neutral_citation() -> None:
@@ -157,11 +160,11 @@ def test_a_verdicts_evidence_is_what_the_summaries_say_or_a_neutral_citation() -
     problems = ground(offline("prose-status-requirements").model_copy(
         update={"verification": items}), prep.facts, prep.evidence)  # fmt: skip
     assert kinds(problems, "verification") == [
-        ("ungrounded-text", "SENS-01"), ("ungrounded-text", "SENS-02"),
-        ("ungrounded-text", "SENS-03"),
+        ("unclaimed-verdict", "R2.3"), ("ungrounded-text", "SENS-01"),
+        ("ungrounded-text", "SENS-02"), ("ungrounded-text", "SENS-03"),
         ("new-entity", "SENS-02"),  # IGNORE, PREVIOUS, INSTRUCTIONS: no summary says them
     ]  # fmt: skip
-    assert not any(p.repairable for p in problems if p.kind != "new-entity")
+    assert not any(p.repairable for p in problems if p.kind.startswith("ungrounded"))
 
 
 def test_deliverable_rules() -> None:

@@ -15,7 +15,8 @@ phase (invented text; none of it copied from a real file), each stating the gene
 8. Nothing new in a model's sentence: a clause that brings a name or a number the originals do
    not state is cut, and the report says so; a hand-made file that says one fails its verify.
 9. Form is repaired, not a reason to fall back: a placeholder change text takes the summaries'
-   own, an over-long item is cut at a sentence.
+   own, an over-long item is cut at a sentence, a NOT VERIFIED for a reported id takes the
+   reported verdict.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import pytest
 from legion_llm.errors import InputError
 from legion_llm.memory.phases.find import find_phase
 from legion_llm.pipeline.compact.prepare import header_for, offline_proposal, prepare
-from legion_llm.pipeline.compact.render import FileItem
+from legion_llm.pipeline.compact.render import FileItem, RequirementItem
 from legion_llm.pipeline.compact.settle import Proposal, settle
 
 TODAY = date(2026, 12, 7)
@@ -110,13 +111,19 @@ def test_2_every_entry_of_a_declared_file_list_is_its_own_row(cli: Any, tmp_path
 
 def test_3_declaration_not_shape_makes_a_requirement(cli: Any, tmp_path: Path) -> None:
     root = project(tmp_path, {
-        ".planning/ROADMAP.md": roadmap("5", "Attachments", "D-18"),
+        ".planning/ROADMAP.md": roadmap(
+            "5", "Attachments", "D-18, Qz_4.m, Self-sovereign recovery infrastructure"),
+        ".planning/REQUIREMENTS.md": "# Requirements\n\n## Traceability\n\n| Requirement | Phase |"
+            " Status |\n|---|---|---|\n| Kb7.retry | Phase 5 | Pending |\n",
         ".planning/phases/05-attachments/05-01-SUMMARY.md":
             "# Plan 05-01 Summary: Attachments\n\nThe Dashboard (S-06) is complete and follows "
             "the pattern of DEC-041, which is done. D-18 is satisfied.\n\n" + BODY,
     })  # fmt: skip
     text = compacted(cli, root, "5")
     assert "- D-18: PASS" in text
+    assert "- Kb7.retry: NOT VERIFIED" in text  # a traceability row's id cell: taken whole
+    assert "- Qz_4.m: NOT VERIFIED" in text  # a one-word item of a requirements line: whole
+    assert "Self-sovereign:" not in text  # an item of several words is prose
     assert "- S-06:" not in text and "- DEC-041:" not in text
 
 
@@ -205,11 +212,11 @@ def test_7_summaries_shorter_than_a_compaction_stay_as_they_are(cli: Any, tmp_pa
     assert not list(root.rglob("*-COMPACTED.md"))
 
 
-def _prepared(tmp_path: Path) -> Any:
+def _prepared(tmp_path: Path, front: str = "") -> Any:
     root = project(tmp_path, {
         ".planning/ROADMAP.md": roadmap("9", "Rates"),
         ".planning/phases/09-rates/09-01-SUMMARY.md":
-            "---\nkey-files:\n  created:\n    - src/rates.py — the exchange-rate endpoint\n"
+            f"---\n{front}key-files:\n  created:\n    - src/rates.py — the exchange-rate endpoint\n"
             "    - src/feeds/ecb.py — the ECB feed reader\n---\n"
             "# Plan 09-01 Summary: Rates\n\n## What Was Done\n- Added the exchange-rate endpoint "
             "in `src/rates.py`; it reads the ECB feed and stores the rates in Postgres\n" + BODY,
@@ -254,3 +261,16 @@ def test_9_form_is_repaired_never_a_fallback(tmp_path: Path) -> None:
     assert not settled.fell_back and settled.review.ok
     assert "| src/rates.py | the exchange-rate endpoint |" in settled.text
     assert all(len(d.summary) <= 600 for d in settled.digest.deliverables)
+
+
+def test_9b_a_verdict_is_the_summaries_whoever_proposes_it(tmp_path: Path) -> None:
+    """A NOT VERIFIED for an id a summary reports claims less than the summaries: repaired to
+    the reported verdict, and the section is then the offline engine's line, said so."""
+    _, prep, header = _prepared(tmp_path, "requirements-completed: [RATE-01]\n")
+    good = offline_proposal(prep, header)
+    unclaimed = RequirementItem(requirement_id="RATE-01", verdict="not verified", evidence="")
+    settled = settle(prep, header, [Proposal(good.model_copy(update={
+        "verification": [unclaimed]}), "host")])  # fmt: skip
+    assert "- RATE-01: PASS" in settled.text and settled.review.ok
+    assert [name for name, s in settled.sections.items() if s["fallback"]] == ["verification"]
+    assert settled.sections["verification"]["because"] == ["unclaimed-verdict"]

@@ -70,7 +70,7 @@ def traced_ids(text: str, key: str) -> list[str]:
         id_column = next((c for c in _ID_COLUMNS if c in table.columns), table.columns[0])
         for _, cells in doc.rows(table):
             if any(_names_phase(cells.get(c, ""), key) for c in phase_columns):
-                found += listed_ids(cells.get(id_column, ""), among_words=True)[:1]
+                found += listed_ids(cells.get(id_column, ""))[:1]  # a list cell: taken whole
     return list(dict.fromkeys(found))
 
 

@@ -272,7 +272,10 @@ def listed_ids(value: str, *, among_words: bool = False, anywhere: bool = False)
         if not words:
             continue
         word = words[0].strip("\"'`*").rstrip(":.").strip("\"'`*")
-        shape = ID_SHAPED if among_words or anywhere else ID_LIKE
+        # a declared list's item is taken whole; on a requirements line, only when it is one
+        # word (`Self-sovereign recovery infrastructure` is prose: there an id must look like one)
+        whole = not among_words and (not anywhere or len(words) == 1)
+        shape = ID_LIKE if whole else ID_SHAPED
         if anywhere:  # a requirements line: every id-shaped word (`Infrastructure for MFA-02`)
             found += [w for w in (t.strip("\"'`*:.") for t in words) if ID_SHAPED.fullmatch(w)]
         if word.lower() in _NONE_WORDS or not shape.fullmatch(word):

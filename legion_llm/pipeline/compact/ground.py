@@ -10,7 +10,9 @@ read the same facts the offline engine writes from (memory/phases/statements.py)
   parts is supported when each part is;
 - verification: PASS, FAIL or PARTIAL only when a summary of this phase reports the id that way
   (`PhaseFacts.grounded`: requirements lists, requirement lines, requirement-context sentences,
-  bounded by the plan's outcome); otherwise NOT VERIFIED. A verdict's evidence cites a reporting
+  bounded by the plan's outcome); otherwise NOT VERIFIED. A NOT VERIFIED for an id a summary
+  reports is repaired to the reported verdict (the verdicts are the summaries', whoever
+  proposes the text). A verdict's evidence cites a reporting
   plan and says only what those plans' summaries say (or that the id was reported, passed, is
   open).
 - deliverables: each names a plan of this phase; every plan with a summary has one; its text is
@@ -65,11 +67,12 @@ SECTION_NAMES = ("deliverables", "decisions", "files", "verification", "checks",
 REPAIRABLE = frozenset(
     {"missing-id", "missing-path", "invented-id", "invented-path", "unknown-path",
      "unknown-requirement", "unknown-agent", "uncited-evidence", "duplicate-id", "long-text",
-     "new-entity", "placeholder-change"}
+     "new-entity", "placeholder-change", "unclaimed-verdict"}
 )  # fmt: skip
-# problems of form, not of fact: repair fixes them for free, and a file that has them says
-# nothing false (verify-compaction reports them without failing the file)
-FORM_KINDS = frozenset({"long-text", "uncited-evidence", "duplicate-id"})
+# problems of form, not of fact: repair fixes them for free, and a file that has them claims
+# nothing false (verify-compaction reports them without failing the file; a NOT VERIFIED for
+# a reported id claims less than the summaries, never more)
+FORM_KINDS = frozenset({"long-text", "uncited-evidence", "duplicate-id", "unclaimed-verdict"})
 NEEDS_MODEL = frozenset(
     {"ungrounded-verdict", "placeholder", "unknown-plan", "missing-deliverable",
      "ungrounded-text", "wrong-plan", "empty-section", "too-long"}
@@ -449,6 +452,10 @@ def _verification(digest: PhaseDigest, facts: PhaseFacts, ev: Evidence) -> Itera
             yield Problem("ungrounded-verdict", "verification",
                           f"{rid}: {item.verdict.upper()} is not grounded ({why}); "
                           f"use {truth.verdict.upper()}", id=rid)  # fmt: skip
+        elif item.verdict == "not verified" and truth.verdict != "not verified":
+            yield Problem("unclaimed-verdict", "verification",
+                          f"{rid}: NOT VERIFIED, though {', '.join(truth.plans)} report it "
+                          f"{truth.verdict.upper()}", id=rid)  # fmt: skip
         elif _placeholder_evidence(item.evidence):
             yield Problem("placeholder", "verification",
                           f"{rid}: evidence {item.evidence!r} is a placeholder", id=rid)  # fmt: skip

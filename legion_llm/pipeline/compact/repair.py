@@ -10,6 +10,8 @@
 - a row for a path the summaries do not list as a file, a verdict for another phase's
   requirement, a second verdict for one id and an agent that ran no plan are dropped;
 - a verdict's evidence that cites no reporting plan gets the plans appended;
+- a NOT VERIFIED for an id a summary reports takes the offline step's line (the reported
+  verdict and the plans that report it);
 - a placeholder change text (`updated`, `n/a`) takes the summaries' own change text for that
   path (the offline engine's);
 - a text longer than its field's limit is cut at a sentence boundary (render.LIMITS);
@@ -75,9 +77,14 @@ def repair(
     if kinds.get("long-text"):
         digest, cut = fit_lengths(digest)
         notes += cut
+    unclaimed = [p.id for p in kinds.get("unclaimed-verdict", []) if p.id]
+    if unclaimed:
+        digest = _offline_lines(digest, unclaimed, facts, fallback())
+        notes += [f"{rid}: the verdict the summaries report replaces NOT VERIFIED"
+                  for rid in unclaimed]  # fmt: skip
     missing_ids = [p.id for p in kinds.get("missing-id", []) if p.id]
     if missing_ids:
-        digest = _add_requirements(digest, missing_ids, facts, fallback())
+        digest = _offline_lines(digest, missing_ids, facts, fallback())
         notes += [f"requirement {rid} added to Verification (the proposal left it out)"
                   for rid in missing_ids]  # fmt: skip
     missing_paths = [p.path for p in kinds.get("missing-path", []) if p.path]
@@ -130,9 +137,11 @@ def _cite(
     return digest.model_copy(update={"verification": items}), notes
 
 
-def _add_requirements(
+def _offline_lines(
     digest: PhaseDigest, missing: list[str], facts: PhaseFacts, fallback: PhaseDigest
 ) -> PhaseDigest:
+    """The digest with the offline step's verification line for each id, in place of the
+    digest's own when it has one."""
     known = {r.requirement_id: r for r in fallback.verification}
     kept = [r for r in digest.verification if r.requirement_id not in set(missing)]
     added = [known.get(rid) or _not_verified(rid, facts) for rid in missing]
