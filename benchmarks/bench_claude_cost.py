@@ -49,7 +49,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from legion_llm.llm.claude_api.request import build_request
 from legion_llm.llm.config import resolve_llm_config
-from legion_llm.llm.engine import Notices, select_engine
+from legion_llm.llm.engine import Notices
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.pricing import model_info
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.memory.phases.find import find_phase

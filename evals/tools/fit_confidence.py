@@ -37,7 +37,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from legion_llm.evals.error_data import load_dataset, load_definition  # noqa: E402
-from legion_llm.evals.errors import _Query, answer_queries, answer_scores  # noqa: E402
+from legion_llm.evals.error_answers import Query, answer_scores  # noqa: E402
+from legion_llm.evals.errors import answer_queries  # noqa: E402
 from legion_llm.memory.signatures import confidence  # noqa: E402
 from legion_llm.memory.signatures.features import features  # noqa: E402
 
@@ -109,7 +110,7 @@ def fit_logistic(
 # ---------------------------------------------------------------- rows and bands
 
 
-def queries(split: str) -> tuple[list[_Query], list[_Query]]:
+def queries(split: str) -> tuple[list[Query], list[Query]]:
     if split == NEVER:
         raise SystemExit(f"the {NEVER} split is held out: never fitted on")
     spec = load_definition().splits[split]
@@ -119,7 +120,7 @@ def queries(split: str) -> tuple[list[_Query], list[_Query]]:
     return fix, hard
 
 
-def rows_of(fix: Sequence[_Query], hard: Sequence[_Query]) -> list[Row]:
+def rows_of(fix: Sequence[Query], hard: Sequence[Query]) -> list[Row]:
     rows = []
     for q in [*fix, *hard]:
         query = features(q.message.text)
@@ -136,7 +137,7 @@ def fit(rows: Sequence[Row]) -> confidence.Model:
     return confidence.Model(coefficients, round(weights[0], 6), 1.0, 1.0)
 
 
-def rescore(fix: Sequence[_Query], hard: Sequence[_Query], fitted: confidence.Model) -> None:
+def rescore(fix: Sequence[Query], hard: Sequence[Query], fitted: confidence.Model) -> None:
     """Each query's answer under `fitted` (its ranked candidates stay)."""
     for q in [*fix, *hard]:
         q.answer = confidence.answered(features(q.message.text), q.ranked, fitted)
@@ -146,7 +147,7 @@ def _with(fitted: confidence.Model, fix: float, confirm: float) -> confidence.Mo
     return confidence.Model(fitted.coefficients, fitted.intercept, fix, confirm)
 
 
-def _rebanded(fix: Sequence[_Query], hard: Sequence[_Query], bands: confidence.Model) -> None:
+def _rebanded(fix: Sequence[Query], hard: Sequence[Query], bands: confidence.Model) -> None:
     """Each query's answer under other bands, its confidences kept (no features recomputed)."""
     for q in [*fix, *hard]:
         assert q.answer is not None
@@ -155,7 +156,7 @@ def _rebanded(fix: Sequence[_Query], hard: Sequence[_Query], bands: confidence.M
 
 
 def choose_bands(
-    fix: Sequence[_Query], hard: Sequence[_Query], fitted: confidence.Model
+    fix: Sequence[Query], hard: Sequence[Query], fitted: confidence.Model
 ) -> tuple[confidence.Model, list[str]]:
     """The bands chosen on these queries (see the module's docstring), and what to report."""
     notes = []
@@ -188,7 +189,7 @@ def choose_bands(
     return chosen, notes
 
 
-def report(name: str, fix: Sequence[_Query], hard: Sequence[_Query]) -> dict[str, object]:
+def report(name: str, fix: Sequence[Query], hard: Sequence[Query]) -> dict[str, object]:
     s = answer_scores(fix, hard)
     keys = ("fix_precision", "fix_answers", "hard_negative_fix", "fix_coverage",
             "confirm_recall", "retrieval_recall", "confirm_share", "hard_negative_none")  # fmt: skip

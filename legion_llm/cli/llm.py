@@ -143,7 +143,8 @@ def open_session(
     server's: an API key, else the client's model by sampling, else offline. Every engine's
     requests are redacted as settings.json memory.redact says."""
     from legion_llm.cli.render import stderr_line
-    from legion_llm.llm.engine import Notices, select_engine
+    from legion_llm.llm.engine import Notices
+    from legion_llm.llm.factory import select_engine
     from legion_llm.memory.redact import project_redactor
 
     config, warnings = resolve_config(c, engine, model, max_cost, price, in_mcp=mcp is not None)

@@ -5,18 +5,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from legion_llm.evals.error_data import ErrorMessage
 from legion_llm.evals.error_scores import reliability, share
 from legion_llm.memory.signatures.confidence import MAX_CONFIRM, Answered, answered
 from legion_llm.memory.signatures.features import Features
 from legion_llm.memory.signatures.match import Match
 
-if TYPE_CHECKING:
-    from legion_llm.evals.errors import _Query
-
 # (query text, its features, ranked candidates) -> the answer: fix, confirm or none
 Answerer = Callable[[str, Features, Sequence[Match]], Answered]
+
+
+@dataclass
+class Query:
+    """One query of the error eval: a message asked against the stored entries, and what came
+    back (`errors.py` asks, `answer_scores` scores)."""
+
+    message: ErrorMessage
+    position: int | None = None  # 1-based rank of the own group (fix@5, fix@1 ranked)
+    accepted: bool = False  # the first judged-same candidate is the own group
+    false_fix: bool = False  # a hard negative that got another group's fix
+    calls_model: bool = False
+    ambiguous: bool = False  # the best candidate sits in the ambiguous band
+    expected: str | None = None  # the key of the right stored entry (None: a hard negative)
+    ranked: list[Match] = field(default_factory=list)
+    answer: Answered | None = None
 
 
 def offline_answerer(text: str, query: Features, ranked: Sequence[Match]) -> Answered:
@@ -49,7 +62,7 @@ class AnswerScores:
     reliability: list[dict[str, float]] = field(default_factory=list)
 
 
-def answer_scores(fix: Sequence[_Query], hard: Sequence[_Query]) -> AnswerScores:
+def answer_scores(fix: Sequence[Query], hard: Sequence[Query]) -> AnswerScores:
     """The three answers' scores over fix queries and hard negatives (see AnswerScores)."""
     fixed_all = [q for q in [*fix, *hard] if q.answer is not None and q.answer.answer == "fix"]
     fixed = [q for q in fixed_all if q.expected is not None]
@@ -78,7 +91,7 @@ def answer_scores(fix: Sequence[_Query], hard: Sequence[_Query]) -> AnswerScores
     )
 
 
-def _keys(query: _Query, count: int) -> list[str | None]:
+def _keys(query: Query, count: int) -> list[str | None]:
     """The keys of the first `count` candidates of a query's answer (None when it has fewer)."""
     matches = query.answer.matches if query.answer else []
     keys: list[str | None] = [m.candidate.key for m in matches[:count]]

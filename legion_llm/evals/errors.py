@@ -38,7 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import InputError
-from legion_llm.evals.error_answers import Answerer, AnswerScores, answer_scores, offline_answerer
+from legion_llm.evals.error_answers import (
+    Answerer,
+    AnswerScores,
+    Query,
+    answer_scores,
+    offline_answerer,
+)
 from legion_llm.evals.error_data import DEFINITION as DEFINITION
 from legion_llm.evals.error_data import ErrorGroup as ErrorGroup
 from legion_llm.evals.error_data import ErrorMessage as ErrorMessage
@@ -54,7 +60,7 @@ from legion_llm.evals.error_scores import (
     pairwise_counts,
     share,
 )
-from legion_llm.memory.signatures.confidence import DEPTH, Answered
+from legion_llm.memory.signatures.confidence import DEPTH
 from legion_llm.memory.signatures.match import (
     Candidate,
     Match,
@@ -171,19 +177,6 @@ def _predict_pairs(messages: Sequence[ErrorMessage], failures: list[str]) -> set
     return same
 
 
-@dataclass
-class _Query:
-    message: ErrorMessage
-    position: int | None = None  # 1-based rank of the own group (fix@5, fix@1 ranked)
-    accepted: bool = False  # the first judged-same candidate is the own group
-    false_fix: bool = False  # a hard negative that got another group's fix
-    calls_model: bool = False
-    ambiguous: bool = False  # the best candidate sits in the ambiguous band
-    expected: str | None = None  # the key of the right stored entry (None: a hard negative)
-    ranked: list[Match] = field(default_factory=list)
-    answer: Answered | None = None
-
-
 def _store(dataset: ErrorsDataset) -> dict[str, ErrorMessage]:
     """The held-apart message of each group: its first by id."""
     by_group: dict[str, list[ErrorMessage]] = defaultdict(list)
@@ -202,7 +195,7 @@ def _index(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> SignatureIn
 
 def _ask(
     index: SignatureIndex,
-    query: _Query,
+    query: Query,
     judge: Judge,
     without: str | None = None,
     answerer: Answerer = offline_answerer,
@@ -222,13 +215,13 @@ def _fix_queries(
     judge: Judge,
     failures: list[str],
     answerer: Answerer = offline_answerer,
-) -> list[_Query]:
+) -> list[Query]:
     index = _index(dataset, held)
     queries = []
     for message in dataset.messages:
         if held[message.group] is message:
             continue
-        query = _Query(message, expected=message.group)
+        query = Query(message, expected=message.group)
         queries.append(query)
         try:
             ranked, verdicts = _ask(index, query, judge, answerer=answerer)
@@ -250,13 +243,13 @@ def _hard_negatives(
     judge: Judge,
     failures: list[str],
     answerer: Answerer = offline_answerer,
-) -> list[_Query]:
+) -> list[Query]:
     """Messages of groups with look-alikes in the store, asked with their own group left out."""
     queries = []
     index = _index(dataset, held)  # each query leaves its own group out
     for group in sorted(g for g in held if _lookalikes(dataset, g, held)):
         for message in (m for m in dataset.messages if m.group == group):
-            query = _Query(message)
+            query = Query(message)
             queries.append(query)
             try:
                 _, verdicts = _ask(index, query, judge, group, answerer)
@@ -297,7 +290,7 @@ def nothing_shared(dataset: ErrorsDataset, held: dict[str, ErrorMessage]) -> flo
     return share(flags)
 
 
-def _per_ecosystem(fix: list[_Query], hard: list[_Query]) -> dict[str, dict[str, float]]:
+def _per_ecosystem(fix: list[Query], hard: list[Query]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for ecosystem in sorted({q.message.ecosystem for q in [*fix, *hard]}):
         mine = [q for q in fix if q.message.ecosystem == ecosystem]
@@ -313,7 +306,7 @@ def _per_ecosystem(fix: list[_Query], hard: list[_Query]) -> dict[str, dict[str,
 
 def answer_queries(
     dataset: ErrorsDataset, answerer: Answerer = offline_answerer, judge: Judge = offline_judge
-) -> tuple[list[_Query], list[_Query], list[str]]:
+) -> tuple[list[Query], list[Query], list[str]]:
     """(fix queries, hard negatives, failures) of one dataset, each query with its ranked
     candidates and its answer (the rows evals/tools/fit_confidence.py fits on)."""
     failures: list[str] = []

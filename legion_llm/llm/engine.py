@@ -7,7 +7,8 @@ one answer is unusable (invalid twice, cut at max_tokens, refused) the offline s
 one, with a notice; when the model is unreachable or refuses the request, `auto` says so once
 and the offline engine answers the rest of the run, while an explicit `--engine anthropic`
 stops with that one line (exit 2 for a refused key, model or setting, else 4).
-`select_engine` turns `--engine auto|anthropic|claude-code|offline` into one of these.
+`llm/factory.py`'s `select_engine` turns `--engine auto|anthropic|claude-code|offline` into one
+of these (the factory sits above the engines it builds, which import this module).
 
 Every request is built by `EngineBase.request`, which redacts secrets from the rendered prompt
 (legion_llm/memory/redact/), so no engine, present or future, sends one.
@@ -25,13 +26,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from legion_llm.errors import UsageError
 from legion_llm.llm.budget import Usage, UsageMeter
-from legion_llm.llm.config import ENGINE_CHOICES, LLMConfig, find_credential, resolve_llm_config
 from legion_llm.llm.errors import (
     LLMError,
     LLMUnavailableError,
-    NoApiKeyError,
     StructuredOutputError,
 )
 from legion_llm.llm.offline import REGISTRY, OfflineCall, OfflineRegistry
@@ -328,78 +326,3 @@ class FallbackEngine(SizedByPrimary, EngineBase):
 
     def usage_dict(self) -> dict[str, Any]:
         return self.meter.as_dict(self.primary.name)
-
-
-NO_KEY_NOTICE = (
-    "notice: no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set and Claude Code cannot answer "
-    "({reason}); using the offline engine"
-)
-
-
-def select_engine(
-    choice: str | None = None,
-    config: LLMConfig | None = None,
-    *,
-    env: Mapping[str, str] | None = None,
-    registry: OfflineRegistry | None = None,
-    notices: Notices | None = None,
-    prompts_dir: Path | None = None,
-    claude_options: Mapping[str, Any] | None = None,
-    redactor: Redactor | None = None,
-) -> Engine:
-    """`offline` -> the offline engine. `anthropic` -> the Claude API, loud: no key is
-    NoApiKeyError and a failing Claude ends the command. `claude-code` -> the user's Claude Code,
-    loud: one that cannot answer is ClaudeCodeSetupError, one that fails mid-run ends the command
-    (for both, an unusable answer is the offline engine's). `auto`, in order: the Claude API
-    when a key or token is set, else a logged-in Claude Code, each with the offline fallback;
-    else offline with one notice. An unknown model without prices is
-    UnknownModelError for the Claude API either way."""
-    config = config or resolve_llm_config(env=env)
-    choice = (choice or config.engine).lower()
-    if choice not in ENGINE_CHOICES:
-        raise UsageError(f"--engine must be one of {', '.join(ENGINE_CHOICES)}, not {choice!r}")
-    meter = UsageMeter(max_cost_usd=config.max_cost_usd)
-    shared: dict[str, Any] = {"meter": meter, "notices": notices or Notices(), "redactor": redactor,
-                              "prompts_dir": prompts_dir}  # fmt: skip
-    offline = OfflineEngine(registry, **shared)
-    if choice == "offline":
-        return offline
-    if choice == "sampling":
-        raise UsageError(
-            "--engine sampling works only inside `legion-llm mcp` (the client's model)"
-        )
-    credential = find_credential(env)
-    if choice == "claude-code" or (choice == "auto" and credential is None):
-        return _claude_code_or_offline(config, env, offline, explicit=choice == "claude-code")
-    if credential is None:
-        raise NoApiKeyError(
-            "--engine anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN in the environment"
-        )
-    from legion_llm.llm.claude_api.client import ClaudeEngine
-
-    meter.model = config.model
-    claude = ClaudeEngine(config, credential, **shared, **(claude_options or {}))
-    if not config.fallback_offline:
-        return claude
-    return FallbackEngine(claude, offline, explicit=choice == "anthropic")
-
-
-def _claude_code_or_offline(
-    config: LLMConfig, env: Mapping[str, str] | None, offline: OfflineEngine, *, explicit: bool
-) -> Engine:
-    """The user's logged-in Claude Code, else offline with one notice. Explicit: a failing CLI
-    ends the command, an unusable answer is the offline engine's (as for `anthropic`)."""
-    from legion_llm.llm.claude_code.engine import claude_code_engine
-
-    shared: dict[str, Any] = {"meter": offline.meter, "notices": offline.notices,
-                              "redactor": offline.redactor}  # fmt: skip
-    code, reason = claude_code_engine(
-        config, env, explicit=explicit, prompts_dir=offline.prompts_dir, **shared
-    )
-    if code is None:
-        offline.notices.add(NO_KEY_NOTICE.format(reason=reason))
-        return offline
-    offline.meter.model = config.model
-    if not config.fallback_offline:
-        return code
-    return FallbackEngine(code, offline, explicit=explicit)

@@ -37,7 +37,6 @@ from legion_llm.llm.engine import (
     Notices,
     OfflineEngine,
     Request,
-    select_engine,
 )
 from legion_llm.llm.errors import (
     InvalidOutputError,
@@ -45,6 +44,7 @@ from legion_llm.llm.errors import (
     NoToolCallError,
     OutputTruncatedError,
 )
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.memory.redact import Redactor
 from legion_llm.memory.untrusted import UntrustedInputError, decode_first

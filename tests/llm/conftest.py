@@ -24,7 +24,8 @@ import respx
 from respx.mocks import HTTPCoreMocker
 
 from legion_llm.llm.config import LLMConfig, resolve_llm_config
-from legion_llm.llm.engine import Engine, Notices, select_engine
+from legion_llm.llm.engine import Engine, Notices
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.llm.selftest import PROMPT, selftest_offline
 from tests.fakes import FakeMessagesAPI

@@ -16,13 +16,14 @@ from legion_llm.llm.claude_code.envelope import (
     ClaudeCodeTooOldError,
 )
 from legion_llm.llm.config import resolve_llm_config
-from legion_llm.llm.engine import Engine, FallbackEngine, Notices, OfflineEngine, select_engine
+from legion_llm.llm.engine import Engine, FallbackEngine, Notices, OfflineEngine
 from legion_llm.llm.errors import (
     BudgetExceededError,
     InvalidOutputError,
     NoToolCallError,
     RefusalError,
 )
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.pricing import DEFAULT_MODEL, estimate_cost, model_info
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply

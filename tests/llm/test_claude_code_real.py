@@ -29,8 +29,9 @@ import pytest
 from legion_llm.llm.claude_code.cli import probe
 from legion_llm.llm.claude_code.envelope import ClaudeCodeError, ClaudeCodeNotLoggedInError
 from legion_llm.llm.config import resolve_llm_config
-from legion_llm.llm.engine import Engine, FallbackEngine, Notices, select_engine
+from legion_llm.llm.engine import Engine, FallbackEngine, Notices
 from legion_llm.llm.errors import BudgetExceededError, InvalidOutputError, RefusalError
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.memory.phases.find import find_phase

@@ -12,7 +12,7 @@ import httpcore2
 import pytest
 import respx
 
-from legion_llm.llm.engine import Engine, FallbackEngine, Notices, select_engine
+from legion_llm.llm.engine import Engine, FallbackEngine, Notices
 from legion_llm.llm.errors import (
     BudgetExceededError,
     InvalidOutputError,
@@ -22,6 +22,7 @@ from legion_llm.llm.errors import (
     OutputTruncatedError,
     RefusalError,
 )
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.resources import prompts_dir

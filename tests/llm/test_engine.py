@@ -9,13 +9,7 @@ from pydantic import BaseModel
 
 from legion_llm.errors import UsageError
 from legion_llm.llm.budget import Usage
-from legion_llm.llm.engine import (
-    NO_KEY_NOTICE,
-    FallbackEngine,
-    Notices,
-    OfflineEngine,
-    select_engine,
-)
+from legion_llm.llm.engine import FallbackEngine, Notices, OfflineEngine
 from legion_llm.llm.errors import (
     BudgetExceededError,
     InvalidOutputError,
@@ -25,6 +19,7 @@ from legion_llm.llm.errors import (
     PromptError,
     TokenBudgetError,
 )
+from legion_llm.llm.factory import NO_KEY_NOTICE, select_engine
 from legion_llm.llm.offline import OfflineCall, OfflineRegistry, offline_step
 from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.prompts import load_prompt

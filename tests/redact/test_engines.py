@@ -13,7 +13,8 @@ import pytest
 import respx
 
 from legion_llm.llm.config import resolve_llm_config
-from legion_llm.llm.engine import Engine, Notices, OfflineEngine, select_engine
+from legion_llm.llm.engine import Engine, Notices, OfflineEngine
+from legion_llm.llm.factory import select_engine
 from legion_llm.llm.offline import OfflineCall, OfflineRegistry
 from legion_llm.llm.selftest import PROMPT, SelfTestReply
 from legion_llm.llm.testing import FakeEngine
