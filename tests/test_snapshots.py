@@ -204,7 +204,13 @@ MCP_CALLS: list[tuple[str, dict[str, Any]]] = [
 def normalised(text: str, root: Path, user: Path) -> str:
     """The text with what differs between runs replaced by a name."""
     package = Path(legion_llm.__file__).resolve().parent
-    for path, name in ((root, "<ROOT>"), (user, "<USER>"), (package, "<PACKAGE>")):
+    named = (
+        (root, "<ROOT>"),
+        (user, "<USER>"),
+        (package, "<PACKAGE>"),
+        (package.parent, "<SOURCE>"),
+    )
+    for path, name in named:
         text = text.replace(str(path.resolve()), name).replace(str(path), name)
     text = re.sub(r'("ticket": ?)"[^"]+"', r'\1"<TICKET>"', text)
     text = re.sub(r'("git_commit": ?)"[0-9a-f]{40}"', r'\1"<COMMIT>"', text)
@@ -227,7 +233,7 @@ def compare(name: str, found: Any) -> None:
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-project", root)
-    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("COLUMNS", "1000")  # no line folded by the length of a temporary path
     monkeypatch.chdir(root)
     return root
 
