@@ -97,9 +97,9 @@ def host_row(root: Path) -> dict[str, Any]:
 def sampling_row(root: Path) -> dict[str, Any]:
     """The sampling engine in process, its client played by a function answering the digest:
     what `sampling/createMessage` would carry (system with the schema, and the user message)."""
-    from legion_llm.cli.common import Common
-    from legion_llm.cli.compact import compact_result
-    from legion_llm.cli.llm import LLMSession
+    from legion_llm.app.commands.phases import compact_result
+    from legion_llm.app.context import Common
+    from legion_llm.app.session import LLMSession
     from legion_llm.llm.config import LLMConfig
     from legion_llm.llm.engine import Notices
     from legion_llm.llm.sampling import SampleReply, SampleRequest, SamplingEngine

@@ -47,7 +47,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from benchmarks.bench_memory import make_project  # noqa: E402
-from legion_llm.cli.app import COMMANDS  # noqa: E402
+from legion_llm.cli import COMMANDS  # noqa: E402
 from legion_llm.memory.phases.find import load_phase, phase_folders  # noqa: E402
 
 SCRIPT = Path(sys.executable).with_name("legion-llm")

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from legion_llm.cli.common import Common
-from legion_llm.cli.compact import compact_maker
-from legion_llm.cli.distill import distill_maker
-from legion_llm.cli.host import MakeStep, record
-from legion_llm.cli.learnings import extract_maker
+from legion_llm.app.commands.distill import distill_maker
+from legion_llm.app.commands.learnings import extract_maker
+from legion_llm.app.commands.phases import compact_maker
+from legion_llm.app.context import Common
+from legion_llm.app.host import MakeStep, record
 from legion_llm.memory.phases.find import find_phase
 from tests.fakes import FakeMessagesAPI, Reply
 

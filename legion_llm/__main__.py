@@ -1,3 +1,3 @@
-from legion_llm.cli.app import main
+from legion_llm.entry import main
 
 main()

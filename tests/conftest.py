@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from legion_llm.cache import cache_folder
-from legion_llm.cli.app import main
+from legion_llm.entry import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
@@ -142,7 +142,7 @@ class CliResult:
 
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
-    """Run `legion-llm ARGS` in this process through cli.app.main; returns a CliResult."""
+    """Run `legion-llm ARGS` in this process through legion_llm.entry.main; returns a CliResult."""
 
     def run(*args: str | Path) -> CliResult:
         capsys.readouterr()

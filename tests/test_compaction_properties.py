@@ -31,7 +31,7 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from legion_llm.cli.app import main
+from legion_llm.entry import main
 from legion_llm.memory.phases.find import find_phase
 from tests.fakes import FakeMessagesAPI
 from tests.fakes.compaction_models import PhaseModel

@@ -5,6 +5,7 @@ nothing but the standard library and legion_llm.errors, and are allowed."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -71,7 +72,9 @@ def test_a_hot_command_imports_nothing_heavy(demo: Path, args: list[str]) -> Non
 
 
 def test_the_mcp_front_desk_imports_nothing_heavy_before_the_sdk_is_needed(demo: Path) -> None:
-    code = "import legion_llm.cli.app, legion_llm.cli.fast, legion_llm.mcp.frontdesk"
+    code = (
+        "import legion_llm.entry, legion_llm.cli.app, legion_llm.cli.fast, legion_llm.mcp.frontdesk"
+    )
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, timeout=60
     )
@@ -79,6 +82,20 @@ def test_the_mcp_front_desk_imports_nothing_heavy_before_the_sdk_is_needed(demo:
         line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")
     ]
     assert too_heavy({parts[2].strip() for parts in lines if len(parts) == 3}) == []
+
+
+def test_the_mcp_server_answers_initialize_without_the_command_line_parser(demo: Path) -> None:
+    """`legion-llm mcp` reaches the server through the fast path: the MCP front end never
+    imports the CLI's commands, so typer (the CLI's parser) is not loaded to serve tools."""
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "1"}}}  # fmt: skip
+    modules = imported(["mcp", "--root", str(demo)], demo, json.dumps(hello) + "\n")
+    assert "legion_llm.mcp.server" in modules and "legion_llm.mcp.tools_memory" in modules
+    assert sorted(m for m in modules if m.split(".")[0] == "typer") == []
+    assert sorted(m for m in modules if m.startswith("legion_llm.cli.")) == [
+        "legion_llm.cli.app", "legion_llm.cli.fast", "legion_llm.cli.render",
+    ]  # fmt: skip
 
 
 # The plugin's hooks (cli/hook.py) run on every Claude Code session start and stop. SessionStart

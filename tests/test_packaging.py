@@ -71,7 +71,7 @@ def test_version_on_both_paths(installed: Path, tmp_path: Path) -> None:
     fast = run(installed / "legion-llm", "--version", cwd=tmp_path, env=env)
     assert fast.returncode == 0 and fast.stdout == f"legion-llm {__version__}\n"
     typer_path = run(installed / "python", "-c",
-                     "from legion_llm.cli.app import run; raise SystemExit(run(['--version'], fast=False))",
+                     "from legion_llm.entry import run; raise SystemExit(run(['--version'], fast=False))",
                      cwd=tmp_path, env=env)  # fmt: skip
     assert typer_path.returncode == 0 and typer_path.stdout == fast.stdout
 

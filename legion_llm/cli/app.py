@@ -1,4 +1,5 @@
-"""The `legion-llm` command: one typer app, sub-apps per file, errors turned into exit codes here.
+"""The command line: one typer app, sub-apps per file, errors turned into exit codes here
+(`legion_llm/entry.py` is the program: this, with the MCP server's command plugged in).
 
 Typer is imported only when a command needs it: the hottest commands are answered by
 cli/fast.py without it (the same functions, the same output), and every other command builds
@@ -8,10 +9,11 @@ and imports only its own sub-app.
 from __future__ import annotations
 
 import os
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from legion_llm.cli.render import echo, envelope, secret_free, stderr_line
+from legion_llm.app.result import envelope, secret_free
+from legion_llm.cli import COMMANDS
+from legion_llm.cli.render import echo, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -20,40 +22,8 @@ from legion_llm.errors import (
     WriteFailedError,
 )
 
-# name -> (module, attribute, is a sub-app). Modules are imported only for the command that runs:
-# a plain recall builds and imports one sub-app, not every command (cold start matters).
-COMMANDS: dict[str, tuple[str, str, bool]] = {
-    "outcomes": ("legion_llm.cli.outcomes", "app", True),
-    "briefing": ("legion_llm.cli.maintenance", "briefing", False),
-    "prune": ("legion_llm.cli.maintenance", "prune_cmd", False),
-    "patterns": ("legion_llm.cli.knowledge", "patterns_app", True),
-    "errors": ("legion_llm.cli.errors", "errors_app", True),
-    "preferences": ("legion_llm.cli.knowledge", "preferences_app", True),
-    "recall": ("legion_llm.cli.knowledge", "recall_topic_cmd", False),
-    "signals": ("legion_llm.cli.knowledge", "signals_cmd", False),
-    "compact": ("legion_llm.cli.compact", "compact_cmd", False),
-    "verify-compaction": ("legion_llm.cli.compact", "verify_compaction_cmd", False),
-    "phase-context": ("legion_llm.cli.compact", "phase_context_cmd", False),
-    "distill": ("legion_llm.cli.distill", "distill", False),
-    "scan": ("legion_llm.cli.scan", "scan_cmd", False),
-    "trust": ("legion_llm.cli.trust", "trust_cmd", False),
-    "learnings": ("legion_llm.cli.learnings", "app", True),
-    "eval": ("legion_llm.cli.evals.app", "app", True),
-    "batch": ("legion_llm.cli.batch", "app", True),
-    "llm": ("legion_llm.cli.llm", "app", True),
-    "mcp": ("legion_llm.mcp.command", "mcp_cmd", False),
-    "hook": ("legion_llm.cli.hook_app", "app", True),
-    "demo": ("legion_llm.cli.typer_app", "demo", False),
-}
-
-
-def __getattr__(name: str) -> Any:
-    """`from legion_llm.cli.app import app`: the full typer app, built on first use."""
-    if name == "app":
-        from legion_llm.cli.typer_app import build_app
-
-        return build_app()
-    raise AttributeError(name)
+if TYPE_CHECKING:
+    from legion_llm.cli.fast import Plugin
 
 
 def _command_name(args: list[str]) -> str:
@@ -90,19 +60,16 @@ def _text_arg(arg: str) -> str:
     return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def main(argv: list[str] | None = None) -> None:
-    sys.exit(run(sys.argv[1:] if argv is None else argv))
-
-
-def run(argv: list[str], *, fast: bool = True) -> int:
+def run(argv: list[str], *, fast: bool = True, plugins: tuple[Plugin, ...] = ()) -> int:
     """Run one command line and return its exit code. `fast`: let cli/fast.py answer the
-    commands it knows (False: always typer; the tests compare both)."""
+    commands it knows (False: always typer; the tests compare both); `plugins`: the commands
+    another front end adds (legion_llm/entry.py)."""
     args = [_text_arg(a) for a in argv]
     as_json = "--json" in args
     try:
-        code = _fast_run(args) if fast else None
+        code = _fast_run(args, plugins) if fast else None
         if code is None:
-            code = _typer_run(args, as_json)
+            code = _typer_run(args, as_json, plugins)
     except LegionError as exc:
         code = _fail(exc, args, as_json)
     except KeyboardInterrupt:
@@ -124,10 +91,10 @@ def run(argv: list[str], *, fast: bool = True) -> int:
     return code if isinstance(code, int) else 0
 
 
-def _fast_run(args: list[str]) -> int | None:
+def _fast_run(args: list[str], plugins: tuple[Plugin, ...]) -> int | None:
     from legion_llm.cli.fast import run as fast_run
 
-    return fast_run(args)
+    return fast_run(args, plugins)
 
 
 def _tidy_help(command: Any) -> None:
@@ -149,7 +116,7 @@ def _no_type(ctx: Any) -> None:
     return None
 
 
-def _typer_run(args: list[str], as_json: bool) -> Any:
+def _typer_run(args: list[str], as_json: bool, plugins: tuple[Plugin, ...]) -> Any:
     """The command through typer: its return value (an exit code, or None for 0)."""
     import typer
     from typer.exceptions import TyperException
@@ -157,8 +124,9 @@ def _typer_run(args: list[str], as_json: bool) -> Any:
     from legion_llm.cli.typer_app import build_app
 
     try:
-        only = args[0] if args and args[0] in COMMANDS else None
-        command = typer.main.get_command(build_app(only))
+        names = [*COMMANDS, *(plugin.name for plugin in plugins)]
+        only = args[0] if args and args[0] in names else None
+        command = typer.main.get_command(build_app(only, plugins))
         _tidy_help(command)
         return command.main(args=args, prog_name="legion-llm", standalone_mode=False)
     except TyperException as exc:

@@ -1,5 +1,5 @@
 """The typer declarations of the options every command takes (--root, --today, --json, --branch),
-and `finish`; the values, the result and the option parsers are in cli/result.py (no typer)."""
+and `finish`; the values are built by cli/render.py (no typer, for the fast path)."""
 
 from __future__ import annotations
 
@@ -8,33 +8,9 @@ from typing import Annotated
 
 import typer
 
-from legion_llm.cli.result import (
-    MAX_STORED_CHARS,
-    CommandResult,
-    Common,
-    check_stored_sizes,
-    common,
-    deliver,
-    parse_today,
-    resolve_branch,
-    split_option,
-)
-
-__all__ = [
-    "MAX_STORED_CHARS",
-    "BranchOpt",
-    "CommandResult",
-    "Common",
-    "JsonOpt",
-    "RootOpt",
-    "TodayOpt",
-    "check_stored_sizes",
-    "common",
-    "finish",
-    "parse_today",
-    "resolve_branch",
-    "split_option",
-]
+from legion_llm.app.context import Common
+from legion_llm.app.result import CommandResult
+from legion_llm.cli.render import deliver
 
 RootOpt = Annotated[
     Path | None,

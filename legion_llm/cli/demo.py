@@ -3,9 +3,9 @@
 Store the outcomes of a finished build, recall and brief, compact a completed phase and verify it,
 distil patterns, match a new error to a known fix, extract and load mission learnings, prune. The
 LLM steps use the offline engine unless `--engine` (or LEGION_LLM_ENGINE) asks for another:
-`--engine auto` takes Claude when a key is set, else the user's logged-in Claude Code. Each step
-calls the same function as its command, so what the demo prints is what `legion-llm ... --json`
-returns.
+`--engine auto` takes Claude when a key is set, else the user's logged-in Claude Code. The steps
+call the library (the use cases, or the memory and pipeline functions under them), so what the
+demo prints is what the commands would find and write.
 
 `--root DIR` makes the copy in DIR (new or empty) instead of a new temporary folder; `--today`
 replaces the day the bundled history is dated around; with `--json` the walkthrough goes to
@@ -26,10 +26,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from legion_llm.cli import compact, distill, learnings, maintenance
-from legion_llm.cli.common import CommandResult, Common, finish, parse_today
-from legion_llm.cli.llm import LLMSession, check_engine, open_session
-from legion_llm.cli.render import echo, rich_print, table
+from legion_llm.app.commands import distill, learnings, outcomes, phases
+from legion_llm.app.context import Common, parse_today
+from legion_llm.app.result import CommandResult
+from legion_llm.app.session import LLMSession, check_engine, open_session
+from legion_llm.cli.common import finish
+from legion_llm.cli.render import echo, rich_print, stderr_line, table
 from legion_llm.errors import InputError
 from legion_llm.memory.catalog import DEFAULT_CATALOG
 from legion_llm.memory.knowledge.read import ERRORS, read_knowledge
@@ -64,7 +66,7 @@ class Demo:
 
     @property
     def common(self) -> Common:
-        return Common(self.root, self.today, False)
+        return Common(self.root, self.today, False, stderr_line)
 
     @property
     def engine(self) -> str:
@@ -145,7 +147,7 @@ def show_recall(demo: Demo) -> None:
 
 def show_briefing(demo: Demo) -> None:
     _step(3, "Session briefing")
-    data = maintenance.briefing_result(demo.common).data
+    data = outcomes.briefing_result(demo.common).data
     _say(
         f"{data['total_records']} records; top agents: "
         + ", ".join(f"{a['agent']} ({a['total_tasks']})" for a in data["top_agents"])
@@ -159,14 +161,14 @@ def compact_and_verify(demo: Demo) -> None:
     phase = find_phase(demo.root, "3")
     _say(f"{len(phase.summaries)} plan summaries in {phase.folder.relative_to(demo.root)}")
     with _progress(f"Compacting phase 3 with {demo.engine}…"):
-        done = compact.compact_result(demo.common, phase, demo.session, force=False, dry_run=False)
+        done = phases.compact_result(demo.common, phase, demo.session, force=False, dry_run=False)
     data = done.data
     _say(
         f"wrote {data['path']}: {data['tokens_output']} of {data['tokens_original']} tokens "
         f"(ratio {data['ratio']:.2f}); kept {len(data['requirement_ids'])} requirement ids "
         f"({', '.join(data['requirement_ids'])}) and {len(data['paths'])} file paths"
     )
-    check = compact.verify_result(demo.common, phase).data
+    check = phases.verify_result(demo.common, phase).data
     problems = [f"{k}: {', '.join(check[k])}" for k in PROBLEMS if check[k]]
     if check["ok"]:
         _say("verify-compaction: OK, every requirement id and file path kept, none invented")
@@ -186,7 +188,7 @@ def distill_patterns(demo: Demo) -> None:
 
 
 def match_new_error(demo: Demo) -> None:
-    from legion_llm.cli.errors import answer_line
+    from legion_llm.app.commands.errors import answer_line
     from legion_llm.pipeline.errmatch import answer_error
 
     _step(6, "A new error: is there a known fix? (fix, confirm or none)")
@@ -219,7 +221,7 @@ def extract_and_load(demo: Demo) -> None:
 
 def run_prune(demo: Demo) -> None:
     _step(8, "Prune old, low-importance outcomes to ARCHIVE.md (the current phase is kept)")
-    data = maintenance.prune_result(demo.common, dry_run=False).data
+    data = outcomes.prune_result(demo.common, dry_run=False).data
     for line in data["report"].splitlines():
         _say(line)
 
@@ -252,12 +254,13 @@ def run_demo(
     chosen = engine or os.environ.get("LEGION_LLM_ENGINE", "").strip() or "offline"
     check_engine(chosen)  # a wrong --engine is said before the copy is made
     target = _copy_project(root)
-    demo = Demo(target, open_session(Common(target, day, as_json), chosen), day)
+    demo = Demo(target, open_session(Common(target, day, as_json, stderr_line), chosen), day)
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         _walkthrough(demo)
     data = {"root": str(target), "today": day.isoformat(), "engine": demo.session.engine.name,
             "files": [str(path) for path in _files(target)], "usage": demo.session.usage()}  # fmt: skip
-    finish(CommandResult("demo", data, None, demo.session.warnings), Common(target, day, as_json))
+    finish(CommandResult("demo", data, None, demo.session.warnings),
+           Common(target, day, as_json, stderr_line))  # fmt: skip
 
 
 def _walkthrough(demo: Demo) -> None:

@@ -3,41 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from legion_llm.cli.common import (
-    CommandResult,
-    Common,
-    JsonOpt,
-    RootOpt,
-    TodayOpt,
-    common,
-    finish,
-)
+from legion_llm.app.commands.distill import distill_maker, distill_result
+from legion_llm.app.session import open_session
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt, finish
 from legion_llm.cli.host import (
     FinalOpt,
     HostOptions,
-    HostStep,
-    MakeStep,
     OutOpt,
     PrepareOpt,
     ProposalOpt,
     TicketOpt,
     host_command,
 )
-from legion_llm.cli.llm import (
-    EngineOpt,
-    LLMSession,
-    MaxCostOpt,
-    ModelOpt,
-    PriceOpt,
-    VerboseOpt,
-    open_session,
-)
-from legion_llm.cli.render import echo, usage_lines
-from legion_llm.errors import InputError
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt
+from legion_llm.cli.render import common
 
 CatalogOpt = Annotated[
     Path | None,
@@ -72,69 +55,3 @@ def distill(
         return
     session = open_session(c, engine, model, max_cost, price=price, verbose=verbose)
     finish(distill_result(c, session, dry_run, catalog), c)
-
-
-def distill_maker(catalog: Path | None) -> MakeStep:
-    """The host step of `distill`; problems are the proposed patterns the verification skips."""
-
-    given = None if catalog is None else str(catalog)
-
-    def make(c: Common, args: dict[str, Any] | None) -> HostStep:
-        if args is not None and args.get("catalog") != given:  # a path only from the command
-            raise InputError(f"the ticket was prepared with {_catalog(args.get('catalog'))}, "
-                             f"this submit has {_catalog(given) if given else 'none'}")  # fmt: skip
-
-        def run(session: LLMSession, write: bool) -> CommandResult:
-            return distill_result(c, session, not write, catalog)
-
-        keep = {"today": c.today.isoformat(), "catalog": given}
-        return HostStep("distill", "distill", keep, run, _skipped_patterns,
-                        submit_cli="legion-llm distill", submit_tool="distill_submit")  # fmt: skip
-
-    return make
-
-
-def _catalog(value: object) -> str:
-    return f"--catalog {value}" if value else "no --catalog"
-
-
-def _skipped_patterns(data: dict[str, Any]) -> list[str]:
-    return [f"pattern {item['pattern']!r}: {item['reason']}" for item in data["skipped"]]
-
-
-def distill_result(
-    c: Common, session: LLMSession, dry_run: bool, catalog: Path | None = None
-) -> CommandResult:
-    """`distill` for the CLI and the MCP server."""
-    from legion_llm.memory.catalog import catalog_path
-    from legion_llm.pipeline.distill import run_distill
-
-    result = run_distill(
-        c.paths,
-        session.engine,
-        today=c.today,
-        dry_run=dry_run,
-        catalog_path=catalog_path(c.root, catalog),
-    )
-    data: dict[str, Any] = {
-        **result.to_dict(),
-        "notices": list(session.engine.notices.messages),
-        "usage": session.usage(),
-    }
-    warnings = [*session.warnings, *result.warnings]
-    return CommandResult("distill", data, lambda: _human(data, session.verbose), warnings)
-
-
-def _human(data: dict[str, Any], verbose: bool) -> None:
-    verb = "Would write" if data["dry_run"] else "Wrote"
-    echo(
-        f"{len(data['candidates'])} candidate outcome(s) in {len(data['groups'])} group(s); "
-        f"{verb.lower()} {len(data['written'])} pattern(s), skipped {len(data['skipped'])}."
-    )
-    for record in data["written"]:
-        name = record.get("id") or "a new pattern (its id is given when written)"
-        echo(f"{verb} {name}: {record['pattern']} [from {record['source']}]")
-    for item in data["skipped"]:
-        echo(f"Skipped: {item['pattern']} ({item['reason']})")
-    for line in usage_lines(data["usage"], verbose):
-        echo(line)

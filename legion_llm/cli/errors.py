@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from legion_llm.cli.common import (
-    BranchOpt,
-    CommandResult,
-    Common,
-    JsonOpt,
-    RootOpt,
-    TodayOpt,
-    common,
-    finish,
-    resolve_branch,
-    split_option,
-)
-from legion_llm.cli.knowledge import TagsOpt, _add, _recall, _text
-from legion_llm.cli.llm import EngineOpt, LazySession, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt
-from legion_llm.cli.render import echo, table, usage_lines
+from legion_llm.app.commands.errors import match_result
+from legion_llm.app.commands.knowledge import recall_result
+from legion_llm.app.context import split_option
+from legion_llm.app.session import LazySession
+from legion_llm.cli.common import BranchOpt, JsonOpt, RootOpt, TodayOpt, finish
+from legion_llm.cli.knowledge import TagsOpt, _add, _text
+from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt
+from legion_llm.cli.render import common
 from legion_llm.errors import UsageError
-from legion_llm.memory.knowledge.read import ERRORS, read_knowledge
-from legion_llm.memory.knowledge.recall import KnowledgeQuery
-
-if TYPE_CHECKING:
-    pass
+from legion_llm.memory.knowledge.read import ERRORS
 
 errors_app = typer.Typer(no_args_is_help=True, help="Error signatures and their fixes (ERRORS.md).")
 
@@ -99,57 +88,6 @@ def errors_match(
     finish(match_result(c, text, limit, llm), c)
 
 
-def match_result(c: Common, text: str, limit: int, llm: LazySession) -> CommandResult:
-    """`errors match` for the CLI and the MCP server: `data.answer` is fix, confirm or none;
-    `data.matches` the ranked candidates (at most `limit`), each with its confidence and
-    evidence; when the answer is `fix`, `matches[0]` is it."""
-    from legion_llm.cli.host import judge_request
-    from legion_llm.memory.redact import project_redactor
-    from legion_llm.pipeline.errmatch import answer_error, confirm_to_judge
-
-    loaded = read_knowledge(ERRORS, c.paths.errors)
-    engine = llm.open().engine if loaded.records else None
-    found = answer_error(loaded.records, text, engine, limit)
-    matches = [found.match_dict(i) for i in range(len(found.matches))]
-    data: dict[str, Any] = {"answer": found.answer, "decided_by": found.decided_by,
-                            "shown": found.shown, "matches": matches}  # fmt: skip
-    close_calls = confirm_to_judge(text, found, project_redactor(c.root))
-    if close_calls:  # no model judged the candidates: the calling agent can (host engine)
-        data["to_judge"] = judge_request(close_calls)
-    warnings = list(loaded.warnings)
-    if llm.session is not None:
-        data["usage"] = llm.session.usage()
-        warnings += llm.session.warnings
-    columns = ["id", "confidence", "score", "shown", "resolved", "fix"]
-    rows = [[m["id"], m["confidence"], m["score"], "yes" if m["shown"] else "no", m["resolved"],
-             m["fix"]] for m in matches]  # fmt: skip
-
-    def human() -> None:
-        echo(answer_line(data))
-        if matches:
-            table("errors match", columns, rows)
-        if llm.session is not None:
-            for line in usage_lines(llm.session.usage(), llm.verbose):
-                echo(line)
-
-    return CommandResult("errors match", data, human, warnings)
-
-
-def answer_line(data: dict[str, Any]) -> str:
-    """The one line that says which of the three answers it is."""
-    matches = data["matches"]
-    if data["answer"] == "fix":
-        best = matches[0]
-        return f"fix: {best['id']} applies (confidence {best['confidence']:.2f}): {best['fix']}"
-    if data["answer"] == "confirm":
-        ids = ", ".join(m["id"] for m in matches[: data["shown"]])
-        return f"confirm: not sure; check which of {ids} applies before using its fix"
-    if matches:
-        best = matches[0]
-        return f"none: no stored fix applies (closest {best['id']}, confidence {best['confidence']:.2f})"
-    return "none: no stored fix applies"
-
-
 @errors_app.command("recall")
 def errors_recall(
     error_text: Annotated[
@@ -164,10 +102,6 @@ def errors_recall(
 ) -> None:
     """Recall error fixes: Resolved first, then keyword overlap with --error-text."""
     c = common(root, today, json_)
-    query = KnowledgeQuery(
-        tags=split_option(tags),
-        branch=resolve_branch(branch, c.root),
-        error_text=error_text,
-        limit=limit,
-    )
-    _recall(c, ERRORS, query, ["error_signature", "fix", "resolved"])
+    found = recall_result(c, ERRORS, split_option(tags), limit, branch=branch,
+                          error_text=error_text)  # fmt: skip
+    finish(found, c)

@@ -12,10 +12,11 @@ A command parsed here runs the same function its typer command runs, so both pat
 same bytes (tests/cli/test_fast_path.py runs cases through both, and checks each listed option
 against its typer command's type, default and bound).
 
-The targets of `outcomes recall`, `briefing`, `mcp` and the plugin's `hook session-start` and
-`hook stop` (cli/hook.py: they read their input on stdin) import no typer; the
-typer commands call them. `compact` calls its typer command function directly (typer is
-imported for its declarations, but no app is built and no value goes through typer).
+The targets of `outcomes recall`, `briefing`, a plugin's command (the MCP server's `mcp`,
+plugged in by legion_llm/entry.py) and the Claude Code plugin's `hook session-start` and `hook
+stop` (cli/hook.py: they read their input on stdin) import no typer; the typer commands call
+them. `compact` calls its typer command function directly (typer is imported for its
+declarations, but no app is built and no value goes through typer).
 """
 
 from __future__ import annotations
@@ -84,13 +85,26 @@ COMMANDS = (
         "legion_llm.cli.fast:compact",
         arguments=("phase",),
     ),
-    FastCommand(("mcp",), COMMON, "legion_llm.cli.fast:mcp"),
     FastCommand(("hook", "session-start"), COMMON, "legion_llm.cli.hook:session_start_cmd"),
     FastCommand(("hook", "stop"), COMMON, "legion_llm.cli.hook:stop_cmd"),
 )
 
 
-def run(args: list[str]) -> int | None:
+@dataclass(frozen=True)
+class Plugin:
+    """A command another front end adds to the command line (legion_llm/entry.py adds the MCP
+    server's `mcp`): its name, its options, the function that answers it (fast path and typer
+    alike, loaded on use), the typer declaration of it (loaded when typer builds the app), and
+    the command after which --help lists it."""
+
+    name: str
+    options: tuple[Option, ...]
+    answer: Callable[[], Callable[..., int]]
+    declaration: Callable[[], Callable[..., None]]
+    after: str
+
+
+def run(args: list[str], plugins: tuple[Plugin, ...] = ()) -> int | None:
     """The exit code of a command answered here, or None: let typer answer it."""
     if args == ["--version"]:
         return version()
@@ -99,6 +113,10 @@ def run(args: list[str]) -> int | None:
         if tuple(args[:size]) == command.words:
             values = parse(command.options, args[size:], command.arguments)
             return None if values is None else command.function()(**values)
+    for plugin in plugins:
+        if args[:1] == [plugin.name]:
+            values = parse(plugin.options, args[1:])
+            return None if values is None else plugin.answer()(**values)
     return None
 
 
@@ -175,8 +193,9 @@ def outcomes_recall(
     json_: bool,
 ) -> int:
     """`outcomes recall` (cli/outcomes.py's recall_cmd runs this too)."""
-    from legion_llm.cli.reads import recall_result
-    from legion_llm.cli.result import common, deliver, split_option
+    from legion_llm.app.commands.outcomes import recall_result
+    from legion_llm.app.context import split_option
+    from legion_llm.cli.render import common, deliver
 
     c = common(root, today, json_)
     return deliver(recall_result(c, split_option(tags), agent, task_type, limit, branch), c)
@@ -184,8 +203,8 @@ def outcomes_recall(
 
 def briefing(root: Path | None, today: str | None, json_: bool) -> int:
     """`briefing` (cli/maintenance.py's briefing command runs this too)."""
-    from legion_llm.cli.reads import briefing_result
-    from legion_llm.cli.result import common, deliver
+    from legion_llm.app.commands.outcomes import briefing_result
+    from legion_llm.cli.render import common, deliver
 
     c = common(root, today, json_)
     return deliver(briefing_result(c), c)
@@ -215,16 +234,6 @@ def compact(
                     verbose=verbose, root=root, today=today, json_=json_)  # fmt: skip
     except Exit as exit_:
         return int(exit_.exit_code)
-    return 0
-
-
-def mcp(root: Path | None, today: str | None, json_: bool) -> int:
-    """`legion-llm mcp` (mcp/command.py's mcp_cmd runs this too)."""
-    from legion_llm.cli.result import common
-    from legion_llm.mcp.server import serve
-
-    c = common(root, today, json_)
-    serve(c.root, today=c.today if today is not None else None)
     return 0
 
 

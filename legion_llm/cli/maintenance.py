@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
-from legion_llm.cli.reads import briefing_result as briefing_result  # the MCP tool's and demo's
+from legion_llm.app.commands.outcomes import prune_result
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt, finish
+from legion_llm.cli.render import common
 
 
 def briefing(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
@@ -30,28 +31,3 @@ def prune_cmd(
     """Archive old, low-importance outcomes to ARCHIVE.md (spec section 7.5)."""
     c = common(root, today, json_)
     finish(prune_result(c, dry_run), c)
-
-
-def prune_result(c: Common, dry_run: bool) -> CommandResult:
-    from legion_llm.memory.outcomes.prune import prune
-
-    settings = c.settings()
-    report = prune(c.paths, settings, c.today, dry_run=dry_run)
-    warnings = list(settings.warnings) + report.warnings
-    if report.plan.total <= settings.prune_threshold and report.plan.candidates:
-        warnings.append(
-            f"Note: OUTCOMES.md has {report.plan.total} records, not over the threshold "
-            f"({settings.prune_threshold}); pruning because it was asked for."
-        )
-    data: dict[str, Any] = {
-        "dry_run": dry_run,
-        "applied": report.applied,
-        "archived": [r.id for r in report.plan.candidates],
-        "remaining": report.remaining,
-        "preserved_high_importance": report.plan.high_importance,
-        "preserved_current_phase": report.plan.current_phase_count,
-        "current_phase": report.plan.current_phase,
-        "archive_total": report.archive_total,
-        "report": report.text(),
-    }
-    return CommandResult("prune", data, report.text(), warnings)

@@ -1,71 +1,36 @@
-"""Rendering: the --json envelope, human tables (rich, imported only for human output), stderr lines.
+"""Rendering: a result as --json or as its human view, tables (rich, imported only for human
+output), stderr lines and progress bars; and the CLI's side of `Common` and how every command
+ends, without typer (the fast path uses them): `common` (engine notices on stderr as they
+happen, progress bars unless --json) and `deliver` (print the result, return its exit code).
 
-Every line the CLI prints leaves through this module: `envelope` (--json, also the MCP results),
+Every line the CLI prints leaves through this module: the envelope (--json, app/result.py),
 `stderr_line` (errors, warnings, notices), `table`, `rich_print` and `echo` (human output). Each
 scrubs the configured key and any bearer token or x-api-key value (llm/scrub.py) on the way out,
-and the human ones show control characters visibly (`visible`): text from a memory file cannot
-set the terminal's title, clear it or colour it. --json keeps the exact text.
+and the human ones show control characters visibly (app/result.py `visible`): text from a
+memory file cannot set the terminal's title, clear it or colour it. --json keeps the exact text.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from legion_llm.cli.result import CommandResult
-from legion_llm.llm.scrub import scrub, scrub_data
+from legion_llm.app import context
+from legion_llm.app.context import Common, no_progress, with_trust_warnings
+from legion_llm.app.result import CommandResult, Human, Styled, Table, envelope, notice_line, shown
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-
-# C0 controls but tab and newline -> the Control Pictures block; DEL -> U+2421; C1 controls and
-# the bidi embeddings, overrides and isolates -> <U+XXXX>. str.translate does it in one pass.
-_VISIBLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
-_VISIBLE[0x7F] = "\u2421"
-_VISIBLE.update(
-    {
-        c: f"<U+{c:04X}>"
-        for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-    }
-)
-
-
-def visible(text: str) -> str:
-    """Text that cannot drive a terminal: every control character shown as a visible symbol
-    (CRLF first becomes a newline). For human output only; --json keeps the exact text."""
-    return text.replace("\r\n", "\n").translate(_VISIBLE)
-
-
-def envelope(command: str, data: Any, warnings: Sequence[str], *, ok: bool = True) -> str:
-    body = {
-        "ok": ok,
-        "command": command,
-        "data": data,
-        "warnings": [secret_free(w) for w in warnings],
-    }
-    return json.dumps(scrub_data(body), ensure_ascii=False)
-
-
-def secret_free(text: str) -> str:
-    """A warning, notice or error line with every secret the built-in rules know redacted: such
-    a line can quote what an engine, a CLI or a file said (the memory files' own text, written
-    already redacted, is data and is not touched here)."""
-    from legion_llm.memory.redact import redacted
-
-    return redacted(text)
-
-
-def shown(text: str) -> str:
-    """Any text on its way to a terminal: no key, no control character."""
-    return visible(scrub(text))
+    from legion_llm.app.context import Bar
 
 
 def stderr_line(text: str) -> None:
-    print(shown(secret_free(text)), file=sys.stderr, flush=True)
+    print(notice_line(text), file=sys.stderr, flush=True)
 
 
 def echo(text: str) -> None:
@@ -80,11 +45,22 @@ def emit(result: CommandResult, as_json: bool) -> int:
         stderr_line(warning)
     if as_json:
         print(envelope(result.command, result.data, warnings, ok=result.exit_code == 0))
-    elif callable(result.human):
-        result.human()
-    elif result.human:
-        echo(result.human)
+    else:
+        draw(result.human)
     return result.exit_code
+
+
+def draw(human: Human) -> None:
+    """A use case's human view (app/result.py): lines, tables and styled lines, in order."""
+    if not human:
+        return
+    for block in [human] if isinstance(human, str) else human:
+        if isinstance(block, Table):
+            table(block.title, block.columns, block.rows)
+        elif isinstance(block, Styled):
+            rich_print(block.markup.format(*(plain(item) for item in block.data)))
+        else:
+            echo(block)
 
 
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -219,23 +195,36 @@ def _console() -> Console:
     return console
 
 
-def usage_lines(usage: dict[str, Any], verbose: bool = False) -> list[str]:
-    """The usage line of an LLM command, when it says something: an engine other than offline
-    answered or a model was called, or --verbose asked for it (a plain offline run is free and
-    called nothing, so it says nothing)."""
-    if verbose or usage.get("engine") != "offline" or usage.get("calls"):
-        return [usage_line(usage)]
-    return []
+@contextmanager
+def progress_bar(label: str, total: int | None = None, *, clock: bool = False) -> Iterator[Bar]:
+    """A rich progress bar on stderr for the length of a `with` (app/context.py `Progress`):
+    the label, the bar, done of total, and with `clock` the time elapsed."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    if clock:
+        columns.append(TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+
+        def update(**values: Any) -> None:
+            bar.update(task, **values)
+
+        yield update
 
 
-def usage_line(usage: dict[str, Any]) -> str:
-    """The usage line: engine, calls, tokens, estimated and avoided cost."""
-    cached = usage.get("cache_read_input_tokens", 0)
-    avoided = usage.get("avoided_cost_usd", 0.0)
-    return (
-        f"Engine {usage['engine']}: {usage['calls']} Claude call(s), {usage['offline_calls']} "
-        f"offline, {usage['input_tokens']} in / {usage['output_tokens']} out tokens"
-        + (f" ({cached} more read from the cache)" if cached else "")
-        + f", about ${usage['estimated_cost_usd']:.4f}"
-        + (f" (${avoided:.4f} avoided)" if avoided > 0 else "")
-    )
+# ---------------------------------------------------------------- how every command ends
+
+
+def common(root: Path | None, today: str | None, as_json: bool) -> Common:
+    """The options every command takes, for a run in a terminal: notices on stderr, and a
+    progress bar for a long step unless the output is --json."""
+    bars = no_progress if as_json else progress_bar
+    return context.common(root, today, as_json, notify=stderr_line, progress=bars)
+
+
+def deliver(result: CommandResult, options: Common) -> int:
+    """Print a command's result and return its exit code: how every command
+    ends, through typer (cli/common.py's `finish`) or through the fast path (cli/fast.py)."""
+    return emit(with_trust_warnings(result, options.root), options.as_json)

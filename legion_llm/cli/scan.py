@@ -1,5 +1,4 @@
-"""`legion-llm scan [--fix]`: secrets already in the memory files (file, line, kind; never the
-value). Exit 1 when something was found and not fixed, so it can gate CI or a pre-commit hook."""
+"""`legion-llm scan [--fix]` (the use case: app/commands/scan.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +6,9 @@ from typing import Annotated
 
 import typer
 
-from legion_llm.cli.common import (
-    CommandResult,
-    Common,
-    JsonOpt,
-    RootOpt,
-    TodayOpt,
-    common,
-    finish,
-)
+from legion_llm.app.commands.scan import scan_result
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt, finish
+from legion_llm.cli.render import common
 
 
 def scan_cmd(
@@ -29,25 +22,3 @@ def scan_cmd(
     """List secrets in the memory files and compacted summaries; --fix redacts them."""
     c = common(root, today, json_)
     finish(scan_result(c, fix), c)
-
-
-def scan_result(c: Common, fix: bool) -> CommandResult:
-    """`scan` for the CLI and the MCP server."""
-    from legion_llm.memory.redact import Redactor
-    from legion_llm.memory.redact.scan import scan
-
-    settings = c.settings()  # its allow list holds; `enabled: false` does not stop a scan
-    report = scan(c.root, Redactor(settings.redact_allow), fix=fix)
-    lines = [f"{f.path}:{f.line}: {f.kind}" for f in report.found]
-    if not report.found:
-        lines.append(f"No secrets found in {len(report.files)} memory file(s).")
-    elif report.clean:
-        lines.append(f"Redacted {len(report.found)} secret(s) in {len(report.fixed)} file(s).")
-    else:
-        lines.append(
-            f"{len(report.found)} secret(s) in {len(report.files)} memory file(s); "
-            "run `legion-llm scan --fix` to redact them"
-        )
-    warnings = [*settings.warnings, *report.warnings]
-    code = 0 if report.clean else 1
-    return CommandResult("scan", report.to_dict(), "\n".join(lines), warnings, code)

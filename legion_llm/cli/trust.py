@@ -1,18 +1,15 @@
-"""`legion-llm trust [--revoke]`: let this project's settings.json set what a cloned repository
-may not (config.SENSITIVE: the program run as `claude`, the API host, weaker redaction).
-
-The record is kept outside the repository (trust.py) with the sha256 of settings.json as it is
-now: when the file changes, its sensitive settings are ignored again until you trust it again.
-The MCP server has no such tool: an agent cannot trust a project for you.
-"""
+"""`legion-llm trust [--revoke]` (the use case, and why it is the CLI's alone:
+app/commands/trust.py)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from legion_llm.cli.common import CommandResult, Common, JsonOpt, RootOpt, TodayOpt, common, finish
+from legion_llm.app.commands.trust import trust_result
+from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt, finish
+from legion_llm.cli.render import common
 
 
 def trust_cmd(
@@ -27,43 +24,3 @@ def trust_cmd(
     redaction (recorded outside the repository; a changed file needs trusting again)."""
     c = common(root, today, json_)
     finish(trust_result(c, revoke), c)
-
-
-def trust_result(c: Common, revoke: bool) -> CommandResult:
-    from legion_llm.config import SENSITIVE, project_sensitive
-    from legion_llm.trust import record_trust
-
-    path = c.paths.settings
-    sensitive, digest = project_sensitive(path)
-    store = record_trust(c.root, None if revoke else digest)
-    data: dict[str, Any] = {
-        "root": str(c.root),
-        "trusted": not revoke,
-        "settings": str(path),
-        "settings_sha256": None if revoke else digest,
-        "sensitive": {key: _shown(key, value) for key, value in sensitive.items()},
-        "store": str(store),
-    }
-    if revoke:
-        human = (
-            f"No longer trusted: {c.root} (its settings.json may not set {', '.join(SENSITIVE)})."
-        )
-        return CommandResult("trust", data, human)
-    lines = [f"Trusted {c.root} with its settings.json as it is now (recorded in {store})."]
-    if sensitive:
-        lines += ["It sets, and is now honoured for:"]
-        lines += [f"  memory.{key} = {shown}  ({SENSITIVE[key]})"
-                  for key, shown in data["sensitive"].items()]  # fmt: skip
-    else:
-        lines.append("It sets none of the settings that trust unlocks.")
-    lines.append("When settings.json changes, run `legion-llm trust` again to honour it.")
-    return CommandResult("trust", data, "\n".join(lines))
-
-
-def _shown(key: str, value: Any) -> Any:
-    """What a setting says, without a password in a URL; an allow list as its patterns."""
-    from legion_llm.cli.llm import display_url
-
-    if key == "llm.base_url" and isinstance(value, str):
-        return display_url(value)
-    return list(value) if isinstance(value, tuple) else value

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from legion_llm.cli.app import COMMANDS
+from legion_llm.cli import COMMANDS
 from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
+
+if TYPE_CHECKING:
+    from legion_llm.cli.fast import Plugin
 
 HELP = (
     "A memory AI coding-agent teams can trust: markdown in git, scored recall, verified compaction."
@@ -37,8 +40,9 @@ def demo(
     run_demo(root, today, json_, engine)
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The typer app with every command, or with just the one named `only`."""
+def build_app(only: str | None = None, plugins: tuple[Plugin, ...] = ()) -> typer.Typer:
+    """The typer app with every command (and each plugin's, after the command it names), or
+    with just the one named `only`."""
     root = typer.Typer(
         name="legion-llm",
         no_args_is_help=True,
@@ -47,14 +51,18 @@ def build_app(only: str | None = None) -> typer.Typer:
         help=HELP,
     )
     root.callback()(_no_options)  # keeps a one-command app a group: `legion-llm NAME ...`
+    wanted = [p for p in plugins if only is None or only == p.name]
     for name, (module, attribute, is_group) in COMMANDS.items():
-        if only is not None and name != only:
-            continue
-        target = getattr(importlib.import_module(module), attribute)
-        if is_group:
-            root.add_typer(target, name=name)
-        else:
-            root.command(name)(target)
+        if only is None or name == only:
+            target = getattr(importlib.import_module(module), attribute)
+            if is_group:
+                root.add_typer(target, name=name)
+            else:
+                root.command(name)(target)
+        for plugin in [p for p in wanted if p.after == name]:
+            root.command(plugin.name)(plugin.declaration())
+    for plugin in [p for p in wanted if p.after not in COMMANDS]:
+        root.command(plugin.name)(plugin.declaration())
     return root
 
 

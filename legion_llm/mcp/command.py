@@ -1,11 +1,32 @@
-"""The `legion-llm mcp` command; the server (and the mcp SDK) is imported only when it runs."""
+"""`legion-llm mcp` as a typer command (for --help and the typer route); the fast path calls
+`legion_llm.mcp.serve` without typer. The program's entry (legion_llm/entry.py) adds this
+command to the command line."""
 
 from __future__ import annotations
 
-from legion_llm.cli.common import JsonOpt, RootOpt, TodayOpt
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from legion_llm.mcp import serve
 
 
-def mcp_cmd(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
+def mcp_cmd(
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            "--root",
+            help="Project folder (default: nearest folder upward holding .planning/, else this one).",
+        ),
+    ] = None,
+    today: Annotated[
+        str | None, typer.Option("--today", help="Use this date (YYYY-MM-DD) as today.")
+    ] = None,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")
+    ] = False,
+) -> None:
     """Serve the memory tools over MCP on stdio (for Claude Code and other MCP clients).
 
     The project root is fixed here, when the server starts: no tool argument can read or write
@@ -14,6 +35,4 @@ def mcp_cmd(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False
     before the server starts (a bad --root or --today) is one JSON object on stdout; once it
     serves, stdout speaks JSON-RPC.
     """
-    from legion_llm.cli.fast import mcp  # the same call the fast path makes
-
-    mcp(root, today, json_)
+    serve(root, today, json_)

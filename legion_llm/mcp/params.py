@@ -14,7 +14,7 @@ from pydantic import Field
 F = TypeVar("F", bound=Callable[..., Any])
 # No argument of any tool needs more (a pasted log is matched on its first and last 32,000
 # characters); past it a call is refused before it runs. A stored field has a lower bound of its
-# own (cli.common.MAX_STORED_CHARS), like the CLI's.
+# own (app.context.MAX_STORED_CHARS), like the CLI's.
 MAX_ARGUMENT_CHARS = 1_000_000
 
 Today = Annotated[

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -14,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from legion_llm.cli.render import envelope, secret_free
-from legion_llm.cli.result import CommandResult, Common, parse_today, trust_warnings
+from legion_llm.app.context import Common, parse_today, with_trust_warnings
+from legion_llm.app.result import CommandResult, envelope, notice_line, secret_free
 from legion_llm.errors import LegionError, WriteFailedError
 from legion_llm.llm.scrub import scrub
 
@@ -35,7 +36,7 @@ class Runner:
 
     def common(self, today: str | None) -> Common:
         day = self.today if today is None and self.today is not None else parse_today(today)
-        return Common(self.root, day, True)
+        return Common(self.root, day, True, log_notice)
 
     def run(self, build: Callable[[], CommandResult]) -> dict[str, Any]:
         """The object `legion-llm ... --json` prints, or a ToolError with the one-line message."""
@@ -45,8 +46,8 @@ class Runner:
             except Exception as exc:
                 text = tool_wording(error_text(exc), self.argument_names)
                 raise ToolError(scrub(secret_free(text))) from exc
-        warnings = list(dict.fromkeys([*result.warnings, *trust_warnings(self.root)]))
-        text = envelope(result.command, result.data, warnings, ok=result.exit_code == 0)
+        result = with_trust_warnings(result, self.root)
+        text = envelope(result.command, result.data, result.warnings, ok=result.exit_code == 0)
         loaded: dict[str, Any] = json.loads(text)
         return loaded
 
@@ -60,7 +61,7 @@ class Runner:
 
     def mission(self, value: str) -> Path:
         """The folder `value` names (inside the root), or the mission with that id."""
-        from legion_llm.cli.learnings import mission_by_id, no_mission
+        from legion_llm.app.commands.learnings import mission_by_id, no_mission
 
         folder = self.inside(value, "mission")
         if folder.exists():
@@ -124,3 +125,8 @@ def error_text(exc: Exception) -> str:
     if isinstance(exc, OSError):
         return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
     return f"internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
+
+
+def log_notice(text: str) -> None:
+    """An engine's notice as it happens, on the server's stderr (the client's log of it)."""
+    print(notice_line(text), file=sys.stderr, flush=True)

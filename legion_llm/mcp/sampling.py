@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 from mcp.types import ModelHint, ModelPreferences, SamplingMessage, TextContent
 
-from legion_llm.cli.llm import McpClient
+from legion_llm.app.session import McpClient
 from legion_llm.llm.sampling import Sampler, SampleReply, SampleRequest, SamplingUnavailableError
 
 

@@ -1,4 +1,5 @@
-"""The MCP server: every tool of MemoryTools, KnowledgeTools, PipelineTools and HostTools, on stdio.
+"""The MCP server: every tool of MemoryTools, KnowledgeTools, PipelineTools, HostTools and
+BatchTools, on stdio.
 
 Each tool returns the object the matching `legion-llm ... --json` prints ({ok, command, data,
 warnings}); a failure is a tool error carrying the command's one-line message, and the server keeps
@@ -112,12 +113,3 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
             names.update(inspect.signature(method).parameters)
     runner.argument_names = frozenset(names)
     return app
-
-
-def serve(root: Path, *, today: date | None = None) -> None:
-    """Serve on stdio until the client closes the connection: the handshake is answered at
-    once from the cache while the SDK loads (mcp/frontdesk.py); a line that is not a JSON-RPC
-    message gets a JSON-RPC error reply (mcp/stdio.py)."""
-    from legion_llm.mcp.frontdesk import serve_with_front_desk
-
-    serve_with_front_desk(root, today)

@@ -30,7 +30,19 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
-    from legion_llm.mcp.frontdesk import Handshake
+
+class Handshake(Protocol):
+    """What the transport tells the front desk's record (mcp/frontdesk.py `Handshake`): each
+    request as it is read, and each reply before it is written (False: the desk sent it)."""
+
+    def request(
+        self, request_id: str | int, method: str, params: dict[str, Any] | None
+    ) -> None: ...
+
+    def keep_reply(self, request_id: str | int | None, line: str) -> bool: ...
+
+    def wants(self, request_id: str | int | None) -> bool: ...
+
 
 DRAIN_S = 900.0  # at the end of input, how long the answers still being worked out may take
 

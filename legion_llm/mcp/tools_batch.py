@@ -8,8 +8,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from legion_llm.cli.batch import EngineChoice, collect_result, status_result, submit_result
-from legion_llm.cli.common import CommandResult
+from legion_llm.app.batch import EngineChoice
+from legion_llm.app.commands.batches import collect_result, status_result
+from legion_llm.app.commands.phases import compact_all_submit
 from legion_llm.mcp.params import MaxCost, Model, Today
 from legion_llm.mcp.runner import Runner
 
@@ -36,16 +37,8 @@ class BatchTools:
         with batch_collect (`legion-llm compact --all --batch --json`). Returns {data: {batch_id,
         requests, cases: {phase: {custom_ids, problem}}, estimated_cost_usd, ...}}."""
         run = self.runner
-
-        def build() -> CommandResult:
-            from legion_llm.pipeline.batch.compact import CompactAllJob
-
-            c = run.common(today)
-            job = CompactAllJob.pending(c.root, c.today)
-            job.force = force
-            return submit_result(c, job, EngineChoice(model, max_cost))
-
-        return run.run(build)
+        return run.run(lambda: compact_all_submit(run.common(today), EngineChoice(model, max_cost),
+                                                  force=force))  # fmt: skip
 
     def batch_status(self, batch_id: BatchId = None) -> dict[str, Any]:
         """A submitted batch's progress from the API and how many of its cases were collected

@@ -13,9 +13,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from legion_llm.cli import compact, distill, learnings
-from legion_llm.cli.common import CommandResult
-from legion_llm.cli.host import MakeStep, prepare_result, submit_with, ticket_args
+from legion_llm.app.commands import distill, learnings, phases
+from legion_llm.app.host import MakeStep, prepare_result, submit_with, ticket_args
+from legion_llm.app.result import CommandResult
 from legion_llm.mcp.params import PhaseSpec, Today
 from legion_llm.mcp.runner import Runner
 
@@ -82,7 +82,7 @@ class HostTools:
 
         def build() -> CommandResult:
             c = run.common(today)
-            return prepare_result(compact.compact_maker(run.phase(phase), force)(c, None))
+            return prepare_result(phases.compact_maker(run.phase(phase), force)(c, None))
 
         return run.run(build)
 
@@ -99,7 +99,7 @@ class HostTools:
         ticket}})."""
 
         def maker(args: dict[str, Any]) -> MakeStep:
-            return compact.compact_maker(self.runner.phase(str(args.get("phase", ""))), force)
+            return phases.compact_maker(self.runner.phase(str(args.get("phase", ""))), force)
 
         return self._submit("compact", ticket, proposal, final, dry_run, maker)
 

@@ -8,14 +8,13 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from legion_llm.cli import errors, knowledge
-from legion_llm.cli.common import CommandResult, resolve_branch
-from legion_llm.cli.llm import LazySession
+from legion_llm.app.commands import errors, knowledge
+from legion_llm.app.result import CommandResult
+from legion_llm.app.session import LazySession
 from legion_llm.mcp.params import Agent, Branch, Engine, Limit, MaxCost, Model, Tags, Today
 from legion_llm.mcp.runner import Runner
 from legion_llm.mcp.sampling import client_of
 from legion_llm.memory.knowledge.read import ERRORS, PATTERNS, PREFERENCES
-from legion_llm.memory.knowledge.recall import KnowledgeQuery
 
 Text = Annotated[str, Field(min_length=1)]
 Signal = Literal["positive", "negative", "corrective"]
@@ -50,13 +49,8 @@ class KnowledgeTools:
         """Recall patterns, newest first (section 8; `legion-llm patterns recall --json`).
         Returns {data: {records: [{id, pattern, context, reuse_criteria, source, tags}], total}}."""
         run = self.runner
-
-        def build() -> CommandResult:
-            c = run.common(today)
-            query = KnowledgeQuery(list(tags), branch=resolve_branch(branch, c.root), limit=limit)
-            return knowledge.recall_result(c, PATTERNS, query)
-
-        return run.run(build)
+        return run.run(lambda: knowledge.recall_result(run.common(today), PATTERNS, tags, limit,
+                                                       branch=branch))  # fmt: skip
 
     def errors_add(
         self,
@@ -98,14 +92,8 @@ class KnowledgeTools:
         """Recall error fixes, Resolved first, then keyword overlap (section 9; `legion-llm errors
         recall --json`). Returns {data: {records: [{id, error_signature, fix, resolved}], total}}."""
         run = self.runner
-
-        def build() -> CommandResult:
-            c = run.common(today)
-            query = KnowledgeQuery(list(tags), branch=resolve_branch(branch, c.root),
-                                   error_text=error_text, limit=limit)  # fmt: skip
-            return knowledge.recall_result(c, ERRORS, query)
-
-        return run.run(build)
+        return run.run(lambda: knowledge.recall_result(run.common(today), ERRORS, tags, limit,
+                                                       branch=branch, error_text=error_text))  # fmt: skip
 
     def errors_match(
         self,
@@ -164,14 +152,6 @@ class KnowledgeTools:
         """Recall preference signals, newest first (section 13; `legion-llm preferences recall
         --json`). Returns {data: {records: [{id, decision_point, signal, agent, ...}], total}}."""
         run = self.runner
-
-        def build() -> CommandResult:
-            c = run.common(today)
-            query = KnowledgeQuery(
-                list(tags), agent=agent, branch=resolve_branch(branch, c.root),
-                signal=None if signal == "all" else signal,
-                decision_point=None if decision_point == "all" else decision_point, limit=limit,
-            )  # fmt: skip
-            return knowledge.recall_result(c, PREFERENCES, query)
-
-        return run.run(build)
+        return run.run(lambda: knowledge.recall_result(
+            run.common(today), PREFERENCES, tags, limit, branch=branch, agent=agent,
+            signal=signal, decision_point=decision_point))  # fmt: skip

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from legion_llm.cli import knowledge, maintenance, outcomes, scan
-from legion_llm.cli.reads import recall_result
+from legion_llm.app.commands import knowledge, outcomes, scan
 from legion_llm.mcp.params import (
     Agent,
     Branch,
@@ -71,7 +70,9 @@ class MemoryTools:
         ...}], total}}; no OUTCOMES.md is an empty result, never an error."""
         run = self.runner
         return run.run(
-            lambda: recall_result(run.common(today), list(tags), agent, task_type, limit, branch)
+            lambda: outcomes.recall_result(
+                run.common(today), list(tags), agent, task_type, limit, branch
+            )
         )
 
     def outcomes_agent_scores(
@@ -99,7 +100,7 @@ class MemoryTools:
         """Session briefing (`legion-llm briefing --json`): {data: {recent_outcomes, top_agents,
         total_records}}."""
         run = self.runner
-        return run.run(lambda: maintenance.briefing_result(run.common(today)))
+        return run.run(lambda: outcomes.briefing_result(run.common(today)))
 
     def signals(
         self,
@@ -133,7 +134,7 @@ class MemoryTools:
         """Archive old, low-importance outcomes to ARCHIVE.md (section 7.5; `legion-llm prune
         --json`). Returns {data: {archived: [ids], remaining, applied, report, ...}}."""
         run = self.runner
-        return run.run(lambda: maintenance.prune_result(run.common(today), dry_run))
+        return run.run(lambda: outcomes.prune_result(run.common(today), dry_run))
 
     def scan(
         self,

@@ -9,9 +9,10 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from legion_llm.cli import compact, distill, learnings
-from legion_llm.cli.common import CommandResult, split_option
-from legion_llm.cli.llm import LLMSession, open_session
+from legion_llm.app.commands import distill, learnings, phases
+from legion_llm.app.context import split_option
+from legion_llm.app.result import CommandResult
+from legion_llm.app.session import LLMSession, open_session
 from legion_llm.mcp.params import Engine, MaxCost, Model, PhaseSpec, Today
 from legion_llm.mcp.runner import Runner
 from legion_llm.mcp.sampling import client_of
@@ -51,7 +52,7 @@ class PipelineTools:
             c = run.common(today)
             found = run.phase(phase)
             session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
-            result = compact.compact_result(c, found, session, force=force, dry_run=dry_run)
+            result = phases.compact_result(c, found, session, force=force, dry_run=dry_run)
             return with_notices(result, session)
 
         return run.run(build)
@@ -60,20 +61,20 @@ class PipelineTools:
         """Completed phases with no COMPACTED.md yet (`legion-llm compact --suggest --json`):
         {data: {phases: [{phase, folder, name, summaries}], message}}."""
         run = self.runner
-        return run.run(lambda: compact.suggest_result(run.common(None)))
+        return run.run(lambda: phases.suggest_result(run.common(None)))
 
     def verify_compaction(self, phase: PhaseSpec) -> dict[str, Any]:
         """Check a phase's existing COMPACTED.md against its originals (`legion-llm
         verify-compaction PHASE --json`): ok is false when ids or paths are missing or invented.
         Returns {ok, data: {missing_ids, missing_paths, invented_ids, invented_paths, ratio, ...}}."""
         run = self.runner
-        return run.run(lambda: compact.verify_result(run.common(None), run.phase(phase)))
+        return run.run(lambda: phases.verify_result(run.common(None), run.phase(phase)))
 
     def phase_context(self, phase: PhaseSpec) -> dict[str, Any]:
         """A phase's COMPACTED.md when it exists, else its plan summaries (`legion-llm
         phase-context PHASE --json`): {data: {source, files, text}}."""
         run = self.runner
-        return run.run(lambda: compact.phase_context_result(run.common(None), run.phase(phase)))
+        return run.run(lambda: phases.phase_context_result(run.common(None), run.phase(phase)))
 
     def distill(
         self,

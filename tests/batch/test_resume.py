@@ -31,7 +31,7 @@ KILLED_COLLECT = textwrap.dedent(
     files.atomic_write = write_then_die
     import legion_llm.pipeline.compact.run as run
     run.atomic_write = write_then_die
-    from legion_llm.cli.app import main
+    from legion_llm.entry import main
     main(sys.argv[1:])
     """
 )
@@ -72,8 +72,9 @@ def test_a_killed_collect_resumes_and_pays_nothing_twice(world: World) -> None:
 def test_a_collect_that_waited_for_another_sees_its_work(world: World) -> None:
     """Two collects at once: the second one read the record before the first took the lock;
     once it has the lock it reads the record again, so it writes and pays for nothing."""
-    from legion_llm.cli.batch import job_for, record_choice
-    from legion_llm.cli.common import common
+    from legion_llm.app.batch import record_choice
+    from legion_llm.app.commands.batches import job_for
+    from legion_llm.cli.render import common
     from legion_llm.pipeline.batch.run import collect_job
 
     world.batches.outcome["phase-2-chunk-1"] = "expired"  # a direct call to pay for

@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 
-from legion_llm.cli.app import COMMANDS
+from legion_llm.entry import command_names
+
+COMMANDS = command_names()
 
 
 def test_top_level_help_lists_every_command(cli: Any) -> None:

@@ -60,7 +60,7 @@ def test_bad_input_is_one_line_exit_1_and_nothing_written(
 
 
 def test_the_fast_path_refuses_what_typer_refuses(cli: Any, demo_project: Path) -> None:
-    from legion_llm.cli.app import run
+    from legion_llm.entry import run
 
     # `recall TOPIC` goes through typer; `outcomes recall` and `compact` through the fast path:
     # an unknown phase is the same one line on both.

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import typer
 
-from legion_llm.cli.typer_app import build_app
+from legion_llm.entry import build_app
 from tests.mcp.inprocess import call_tools
 
 COMMON = ("--root", "--today", "--json")

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 import typer
 
-from legion_llm.cli.app import COMMANDS
-from legion_llm.cli.llm import ENGINE_HELP, HOST_ROUTE
+from legion_llm.app.session import HOST_ROUTE
+from legion_llm.cli import COMMANDS
+from legion_llm.cli.llm import ENGINE_HELP
 from legion_llm.llm.config import ENGINE_CHOICES
 from tests.conftest import REPO
 
@@ -29,7 +30,7 @@ ENGINE_COMMANDS = [
 
 def _commands_with_engine() -> set[str]:
     """Every command of the typer app that declares --engine, as 'group name'."""
-    from legion_llm.cli.typer_app import build_app
+    from legion_llm.entry import build_app
 
     found: set[str] = set()
 

@@ -11,8 +11,9 @@ import pytest
 import typer
 
 from legion_llm.cli import app, fast
-from legion_llm.cli.app import run
 from legion_llm.cli.typer_app import build_app
+from legion_llm.entry import PLUGINS, run
+from legion_llm.entry import build_app as entry_app
 from legion_llm.memory.outcomes.read import OUTCOMES_TEMPLATE
 from tests.conftest import FIXTURES
 
@@ -215,3 +216,14 @@ def files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+@pytest.mark.parametrize("plugin", PLUGINS, ids=lambda p: p.name)
+def test_each_plugin_spec_agrees_with_its_typer_command(plugin: fast.Plugin) -> None:
+    """A plugin's command (the MCP server's `mcp`): its options are its typer command's own, and
+    the function that answers it takes exactly these."""
+    click_command = typer.main.get_command(entry_app(plugin.name)).commands[plugin.name]  # type: ignore[attr-defined]
+    declared = {p.name: fast.Option(p.opts[0], KINDS[p.type_descriptor.annotation],  # type: ignore[attr-defined]
+                                    p.default) for p in click_command.params}  # fmt: skip
+    assert declared == {option.dest: option for option in plugin.options}
+    assert list(inspect.signature(plugin.answer()).parameters) == list(declared)

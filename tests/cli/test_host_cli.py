@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from legion_llm.cli.common import Common
-from legion_llm.cli.compact import compact_maker
-from legion_llm.cli.distill import distill_maker
-from legion_llm.cli.host import MakeStep, record
-from legion_llm.cli.learnings import extract_maker
+from legion_llm.app.commands.distill import distill_maker
+from legion_llm.app.commands.learnings import extract_maker
+from legion_llm.app.commands.phases import compact_maker
+from legion_llm.app.context import Common
+from legion_llm.app.host import MakeStep, record
 from legion_llm.errors import InputError
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.memory.phases.find import find_phase

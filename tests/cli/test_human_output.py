@@ -22,7 +22,7 @@ WHOLE = re.compile(r"^(?:[A-Z]+-\d+|\d{4}-\d{2}-\d{2}|[a-z]+(?:-[a-z]+)+)$")
 @pytest.fixture(scope="module")
 def filled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo project after the demo ran (outcomes, patterns, errors), plus one preference."""
-    from legion_llm.cli.app import run
+    from legion_llm.entry import run
 
     root = tmp_path_factory.mktemp("narrow") / "demo"
     assert run(["demo", "--root", str(root), "--json"]) == 0
@@ -129,7 +129,7 @@ def test_the_usage_line_only_when_asked_for_or_when_a_model_answered(
 
 
 def test_the_usage_line_is_shown_for_an_engine_that_is_not_offline() -> None:
-    from legion_llm.cli.render import usage_lines
+    from legion_llm.app.session import usage_lines
 
     usage = {"engine": "claude-code", "calls": 1, "offline_calls": 0, "input_tokens": 10,
              "output_tokens": 5, "estimated_cost_usd": 0.0}  # fmt: skip
@@ -168,18 +168,11 @@ def test_the_labels_a_table_shows_are_explained_in_help(
 
 
 def test_a_distill_dry_run_names_no_invented_id() -> None:
-    from legion_llm.cli.distill import _human
+    from legion_llm.app.commands.distill import human_lines
 
     data = {"dry_run": True, "candidates": [1], "groups": [1], "skipped": [],
             "written": [{"id": None, "pattern": "Keyset paging", "source": "O-001, O-002"}],
             "usage": {"engine": "offline", "calls": 0}}  # fmt: skip
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        _human(data, verbose=False)
-    assert "P-new" not in out.getvalue()
-    assert (
-        "Would write a new pattern (its id is given when written): Keyset paging" in out.getvalue()
-    )
+    said = "\n".join(human_lines(data, verbose=False))
+    assert "P-new" not in said
+    assert "Would write a new pattern (its id is given when written): Keyset paging" in said

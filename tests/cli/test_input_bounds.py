@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from legion_llm.cli.common import MAX_STORED_CHARS
+from legion_llm.app.context import MAX_STORED_CHARS
 from tests.mcp.inprocess import call_tools
 
 HUGE = "x" * (MAX_STORED_CHARS + 1)

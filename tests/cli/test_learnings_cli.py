@@ -174,7 +174,7 @@ def test_distill_json_dry_run_and_idempotent_writes(cli: Any, tmp_path: Path) ->
 )
 def test_learnings_commands_import_no_llm_library(mc: Path, command: list[str]) -> None:
     code = (
-        "import sys; from legion_llm.cli.app import main\n"
+        "import sys; from legion_llm.entry import main\n"
         "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
         "    heavy = [m for m in ('anthropic', 'tiktoken', 'tenacity', 'httpx2') if m in sys.modules]\n"
         "    print('HEAVY', heavy, file=sys.stderr); raise\n"

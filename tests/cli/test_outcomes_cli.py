@@ -214,7 +214,7 @@ def test_auto_prune_after_store_when_enabled(cli: Any, project: Path) -> None:
 )
 def test_plain_commands_import_no_llm_library(project: Path, command: list[str]) -> None:
     code = (
-        "import sys; from legion_llm.cli.app import main\n"
+        "import sys; from legion_llm.entry import main\n"
         "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
         "    heavy = [m for m in ('anthropic', 'tiktoken', 'tenacity', 'httpx2') if m in sys.modules]\n"
         "    print('HEAVY', heavy, file=sys.stderr); raise\n"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from legion_llm.cli.render import visible
+from legion_llm.app.result import visible
 from tests.conftest import FIXTURES
 
 # OSC title (ESC ] ... BEL), clear screen, colours, a C1 CSI (U+009B), backspaces, a bidi override

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from legion_llm.app.commands import hooks
 from legion_llm.cli import fast, hook
-from legion_llm.cli.app import run
+from legion_llm.entry import run
 from legion_llm.memory.learnings.read import read_learnings
 from tests.conftest import FIXTURES
 
@@ -99,7 +100,7 @@ def test_session_start_briefs_the_session_with_the_briefing_and_the_gotchas(demo
     ]
     assert gotchas and all(f"### {title}" in context for title in gotchas)
     assert "## Project Learnings" in context
-    assert len(context) <= hook.MAX_CONTEXT_CHARS
+    assert len(context) <= hooks.MAX_CONTEXT_CHARS
 
 
 @pytest.mark.subprocess
@@ -147,18 +148,18 @@ def test_session_start_stays_short_on_a_large_memory(demo: Path) -> None:
             encoding="utf-8",
         )
     context = context_of(run_hook("session-start", json.dumps(session_start_payload(demo)), demo))
-    assert len(context) <= hook.MAX_CONTEXT_CHARS
+    assert len(context) <= hooks.MAX_CONTEXT_CHARS
     assert "more learnings did not fit" in context
     assert "outcome records" in context  # the briefing comes first and is kept
 
 
 def test_bounded_cuts_at_a_line_end_and_says_so() -> None:
     text = "\n".join(f"line {i} " + "x" * 50 for i in range(500))
-    cut = hook.bounded(text)
-    assert len(cut) <= hook.MAX_CONTEXT_CHARS
-    assert cut.endswith(hook.TRUNCATED)
-    assert text.startswith(cut.removesuffix(hook.TRUNCATED))
-    assert hook.bounded("short") == "short"
+    cut = hooks.bounded(text)
+    assert len(cut) <= hooks.MAX_CONTEXT_CHARS
+    assert cut.endswith(hooks.TRUNCATED)
+    assert text.startswith(cut.removesuffix(hooks.TRUNCATED))
+    assert hooks.bounded("short") == "short"
 
 
 @pytest.mark.subprocess
@@ -188,7 +189,7 @@ def test_a_failure_inside_a_part_becomes_one_line_and_the_rest_arrives(
         raise RuntimeError("disk on fire\nsecond line")
 
     monkeypatch.setattr("legion_llm.memory.outcomes.fastrecall.brief_outcomes", boom)
-    context = hook.session_context(demo, __import__("datetime").date(2026, 6, 15))
+    context = hooks.session_context(demo, __import__("datetime").date(2026, 6, 15))
     first = context.splitlines()[0]
     assert first == (
         "legion-llm: the memory briefing is unavailable (RuntimeError: disk on fire second line)"
@@ -199,7 +200,7 @@ def test_a_failure_inside_a_part_becomes_one_line_and_the_rest_arrives(
 def test_a_bug_in_a_hook_exits_0_with_no_output(
     demo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(hook, "session_context", lambda *_: 1 / 0)
+    monkeypatch.setattr(hooks, "session_context", lambda *_: 1 / 0)
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(session_start_payload(demo))))
     assert hook.session_start_cmd() == 0
     assert capsys.readouterr().out == ""
@@ -238,7 +239,7 @@ def test_stop_names_every_phase_in_one_line(demo: Path) -> None:
     roadmap.write_text(
         roadmap.read_text(encoding="utf-8").replace("- [ ] Phase 4", "- [x] Phase 4"), "utf-8"
     )
-    message = hook.stop_message(demo)
+    message = hooks.stop_message(demo)
     assert message is not None and "\n" not in message
     assert message.startswith("legion-llm: Phases 3 (FX rates), 4 (Audit log) are complete")
 
@@ -254,7 +255,7 @@ def test_a_broken_roadmap_is_one_line_at_stop(demo: Path, monkeypatch: pytest.Mo
         raise ValueError("ROADMAP.md: unreadable\nat line 3")
 
     monkeypatch.setattr("legion_llm.memory.phases.find.completed_without_compaction", broken)
-    assert hook.stop_message(demo) == (
+    assert hooks.stop_message(demo) == (
         "legion-llm: could not look for phases to compact (ROADMAP.md: unreadable at line 3)"
     )
 

@@ -138,7 +138,7 @@ def test_plain_memory_command_imports_no_llm_library(project: Path) -> None:
 def _modules_after(args: list[str], env: dict[str, str]) -> set[str]:
     """Run the CLI in a fresh interpreter and list the top-level modules it imported."""
     code = (
-        "import sys\nfrom legion_llm.cli.app import main\n"
+        "import sys\nfrom legion_llm.entry import main\n"
         f"try:\n    main({args!r})\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
         "print('MODULES', ' '.join(sorted(sys.modules)), file=sys.stderr)\n"
     )

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from mcp.client.client import Client
 
-from legion_llm.cli.app import run as cli_run
+from legion_llm.entry import run as cli_run
 from legion_llm.mcp.server import build_server
 from tests.cli.test_host_cli import MISSION, TODAY, offline_answers
 from tests.conftest import FIXTURES
@@ -92,20 +92,20 @@ def submit(
 
 
 def _compact_make(root: Path) -> Any:
-    from legion_llm.cli.compact import compact_maker
+    from legion_llm.app.commands.phases import compact_maker
     from legion_llm.memory.phases.find import find_phase
 
     return compact_maker(find_phase(root, "3"), True)
 
 
 def _distill_make(root: Path) -> Any:
-    from legion_llm.cli.distill import distill_maker
+    from legion_llm.app.commands.distill import distill_maker
 
     return distill_maker(None)
 
 
 def _extract_make(root: Path) -> Any:
-    from legion_llm.cli.learnings import extract_maker
+    from legion_llm.app.commands.learnings import extract_maker
 
     return extract_maker(root / MISSION.replace(MISSION_ID, "mission-2026-06-14-again"),
                          f"{TODAY}T00:00:00Z")  # fmt: skip

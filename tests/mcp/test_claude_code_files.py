@@ -14,7 +14,7 @@ import anyio
 import pytest
 import typer
 
-from legion_llm.cli.typer_app import build_app
+from legion_llm.entry import build_app
 from legion_llm.mcp.server import build_server
 from tests.conftest import REPO
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from legion_llm.cli.compact import compact_maker
-from legion_llm.cli.distill import distill_maker
-from legion_llm.cli.learnings import extract_maker
+from legion_llm.app.commands.distill import distill_maker
+from legion_llm.app.commands.learnings import extract_maker
+from legion_llm.app.commands.phases import compact_maker
 from legion_llm.memory.phases.find import find_phase
 from tests.cli.test_host_cli import MISSION, TODAY, lazy, offline_answers
 from tests.conftest import FIXTURES

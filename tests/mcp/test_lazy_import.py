@@ -11,7 +11,7 @@ import pytest
 pytestmark = pytest.mark.subprocess
 
 CODE = (
-    "import sys; from legion_llm.cli.app import main\n"
+    "import sys; from legion_llm.entry import main\n"
     "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
     "    loaded = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types')))\n"
     "    print('MCP', loaded, file=sys.stderr)\n"

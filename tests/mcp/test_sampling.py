@@ -12,7 +12,7 @@ import pytest
 from mcp.client.session import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
 
-from legion_llm.cli.compact import compact_maker
+from legion_llm.app.commands.phases import compact_maker
 from legion_llm.llm.pricing import DEFAULT_MODEL
 from legion_llm.llm.prompts import load_prompt
 from legion_llm.llm.sampling import HOST_NOTICE

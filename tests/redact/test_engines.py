@@ -128,8 +128,8 @@ def test_the_project_allow_list_reaches_the_engine(tmp_path: Path) -> None:
     (tmp_path / "settings.json").write_text(
         json.dumps({"memory": {"redact": {"allow": ["sk_" + "test_\\w+"]}}}), encoding="utf-8"
     )
-    from legion_llm.cli.common import common
-    from legion_llm.cli.llm import open_session
+    from legion_llm.app.session import open_session
+    from legion_llm.cli.render import common
 
     def sent() -> str:
         session = open_session(common(tmp_path, None, True), "offline")

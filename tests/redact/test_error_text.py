@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from legion_llm.cli.common import CommandResult
+from legion_llm.app.result import CommandResult
 from legion_llm.llm.claude_code.envelope import ClaudeCodeError
 from legion_llm.mcp.runner import Runner
 from legion_llm.memory.redact import excerpt

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from legion_llm.cli.compact import compact_maker
+from legion_llm.app.commands.phases import compact_maker
 from legion_llm.memory.phases.find import find_phase
 from tests.cli.test_host_cli import offline_answers, prepare, submit
 from tests.redact.test_write_paths import _phase_with_secrets, leaked

@@ -37,7 +37,7 @@ def test_no_layer_but_memory_redact_is_reached_from_llm() -> None:
     from tests.test_layering import PACKAGE, imports
 
     for path in (PACKAGE / "llm").rglob("*.py"):
-        for module, _ in imports(path):
+        for module in imports(path):
             if module.startswith("legion_llm.memory"):
                 assert module in ("legion_llm.memory.redact", "legion_llm.memory.untrusted"), (
                     path,

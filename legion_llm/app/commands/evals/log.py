@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from legion_llm.cli.common import Common
+from legion_llm.app.context import Common
 
 
 def check_out(c: Common, out: Path | None) -> None:

@@ -1,4 +1,4 @@
-"""`legion-llm eval compaction|errors|distill|learnings --batch [--wait]`: an eval run as ONE batch.
+"""`eval compaction|errors|distill|learnings --batch [--wait]`: an eval run as ONE batch.
 
 The suite runs twice, unchanged: once to plan (every request recorded, answered offline for now,
 no log written), once after the batch has ended to score it (batch answers at the batch price,
@@ -8,20 +8,20 @@ answers came from the batch and how many were direct, and the cost as billed at 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from legion_llm.cli.common import CommandResult, Common
+from legion_llm.app.batch import BatchOptions, EngineChoice, submit_then_wait
+from legion_llm.app.context import Common
+from legion_llm.app.result import CommandResult
 
 if TYPE_CHECKING:
-    from legion_llm.cli.batch import BatchOptions
     from legion_llm.llm.engine import Engine
     from legion_llm.pipeline.batch.record import BatchRecord
     from legion_llm.pipeline.batch.run import Checkpoint, JobCase
 
-SUITES = ("compaction", "distill", "learnings", "errors")
 CASE = "eval"
 
 
@@ -30,16 +30,16 @@ def suite_result(
 ) -> CommandResult:
     """The suite's own run-and-log function (the same one the direct command uses)."""
     if suite == "compaction":
-        from legion_llm.cli.evals.app import compaction_result
+        from legion_llm.app.commands.evals.compaction import compaction_result
 
         return compaction_result(c, engine, fixtures, out, **kwargs)
     if suite == "errors":
-        from legion_llm.cli.evals.errors import errors_result
+        from legion_llm.app.commands.evals.errors import errors_result
 
         return errors_result(c, engine, fixtures, out, **kwargs)
-    from legion_llm.cli.evals import learn as learn_eval
+    from legion_llm.app.commands.evals import learn
 
-    return learn_eval.suite_result(suite, c, engine, fixtures, out, **kwargs)
+    return learn.suite_result(suite, c, engine, fixtures, out, **kwargs)
 
 
 @dataclass
@@ -115,19 +115,19 @@ def eval_batch_result(
 ) -> CommandResult:
     """Submit the suite as one batch (with --wait: and collect it); `arguments` are the suite's
     own options (eval errors: `splits`), kept in the record for the collect."""
-    from legion_llm.cli.batch import EngineChoice, submit_then_wait
     from legion_llm.errors import UsageError
 
     if options.wait and not options.batch:
         raise UsageError("--wait goes with --batch")
     job = EvalJob(c, suite, fixtures, out, arguments=arguments)
-    return submit_then_wait(c, job, EngineChoice(model, max_cost, engine, price), options)
+    return submit_then_wait(c, job, EngineChoice(model, max_cost, engine, price), options,
+                            eval_job)  # fmt: skip
 
 
 def eval_job(c: Common, record: BatchRecord) -> EvalJob:
     """The job of an eval batch, from its record (its date and paths as submitted)."""
     options = record.options
-    when = Common(c.root, date.fromisoformat(options["today"]), c.as_json)
+    when = replace(c, today=date.fromisoformat(options["today"]))
     fixtures, out = options.get("fixtures"), options.get("out")
     return EvalJob(when, str(options["suite"]), Path(fixtures) if fixtures else None,
                    Path(out) if out else None, record.id, dict(options.get("arguments") or {}))  # fmt: skip
