@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -87,6 +86,8 @@ def private_key(path: Path, size: int = 32) -> bytes:
 
 
 def _create_key(path: Path, size: int) -> bytes:
+    import secrets  # only when a key is made: the reads that start every call do without it
+
     private_folder(path.parent)
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
     try:

@@ -44,7 +44,6 @@ from legion_llm.llm.errors import (
     NoToolCallError,
     OutputTruncatedError,
 )
-from legion_llm.llm.factory import select_engine
 from legion_llm.llm.offline import OfflineRegistry
 from legion_llm.memory.redact import Redactor
 from legion_llm.memory.untrusted import UntrustedInputError, decode_first
@@ -173,6 +172,8 @@ def select_mcp_engine(
     redactor: Redactor | None = None,
 ) -> Engine:
     """The MCP server's order: key -> anthropic; sampling; offline with the host-tools notice."""
+    from legion_llm.llm.factory import select_engine  # above the engines it builds: on a call
+
     chosen = (choice or config.engine).lower()
     auto_without_key = chosen == "auto" and find_credential(env) is None
     shared: dict[str, Any] = {"env": env, "registry": registry, "notices": notices,

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
-import hmac
 import os
 import re
-import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -110,18 +107,28 @@ def mode_to_keep(info: os.stat_result | None, writable: bool, shown: Path) -> in
 # ---------------------------------------------------------------- temp files
 
 
+# hashlib, hmac and secrets are imported where a temp file is named or checked: only a write
+# needs them, and every plain read (recall, the hooks) would pay for them at start-up.
+
+
 def _mark(target: str, nonce: str) -> str:
+    import hashlib
+
     return hashlib.sha256(f"legion-llm temp file\0{target}\0{nonce}".encode()).hexdigest()[:8]
 
 
 def temp_name(target: str) -> str:
     """`.<target>.<nonce><mark>.legion-llm.tmp`: a name only this program uses, with a mark (a
     hash of the target and the nonce) that `is_own_temp` checks."""
+    import secrets
+
     nonce = secrets.token_hex(8)
     return f".{target}.{nonce}{_mark(target, nonce)}.legion-llm.tmp"
 
 
 def is_own_temp(name: str) -> bool:
+    import hmac
+
     found = _TEMP_RE.match(name)
     return found is not None and hmac.compare_digest(
         found["mark"], _mark(found["target"], found["nonce"])
