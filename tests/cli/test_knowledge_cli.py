@@ -15,6 +15,12 @@ DAY = ["--today", "2026-04-01"]
 
 @pytest.mark.subprocess
 def test_add_and_recall_each_kind(cli: Any, project: Path) -> None:
+    outcomes = project / ".planning/memory/OUTCOMES.md"
+    outcomes.parent.mkdir(parents=True)
+    outcomes.write_text(
+        OUTCOMES_TEMPLATE
+        + "| O-004 | 2026-03-01 | main | 1 | 01-01 | a | t | success | 2 | x | s |\n"
+    )
     added = cli(
         "patterns",
         "add",

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 
 def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> CommandResult:
     """`outcomes add`: store, auto-prune, the --json data."""
-    from legion_llm.memory.catalog import catalog_path
-    from legion_llm.memory.outcomes.store import add_outcome
+    from legion_llm.memory.catalog import named_catalog
+    from legion_llm.memory.outcomes.store import add_outcome, validate
 
     check_stored_sizes(vars(data))
-    stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_path(c.root, catalog))
+    validate(data)  # every option refused before anything is read or written
+    catalog_file = named_catalog(c.root, catalog)
+    stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_file)
     result: dict[str, Any] = {"record": stored.record.to_dict(), "action": "added"}
     settings = c.settings()
     warnings = list(stored.warnings) + list(settings.warnings)

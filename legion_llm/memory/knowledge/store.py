@@ -7,6 +7,7 @@ uses the deterministic signature matcher; the ambiguous band is settled by a `de
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -25,6 +26,7 @@ from legion_llm.memory.knowledge.read import (
     COLUMN_ALIASES,
     DECISION_POINTS,
     ERRORS,
+    PATTERNS,
     PREFERENCES,
     SIGNALS,
     KnowledgeFile,
@@ -38,7 +40,7 @@ from legion_llm.memory.signatures.features import features
 from legion_llm.memory.signatures.match import Candidate, Match, SignatureIndex
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
-from legion_llm.records import format_id, split_list
+from legion_llm.records import format_id, id_number, split_list
 
 # (new signature, ranked close matches) -> (position of the same root cause or None, what
 # decided: "exact", "fuzzy", "offline", "claude", ...)
@@ -151,9 +153,13 @@ def add_knowledge(
     clean["date"] = today.isoformat()
     clean["branch"] = branch or current_branch(paths.root)
     path = paths.memory_dir / kind.file_name
+    if kind is PATTERNS:
+        check_source(paths, clean.get("source", ""))
     with locked(paths.memory_dir, root=paths.root):
         current = read_for_write(kind, path)
         current.warnings.extend(write_warning(redactor, hits, kind.file_name))
+        if kind is PATTERNS and (same := same_pattern(clean["pattern"], current.records)):
+            return StoredKnowledge(same, "existing", "", warnings=current.warnings)
         close = None
         if kind is ERRORS:
             placed = place(clean["error_signature"], current.records, decide)
@@ -171,6 +177,43 @@ def add_knowledge(
     if close is not None:
         stored.close, stored.close_confidence = close[0].id, close[1]
     return stored
+
+
+_OUTCOME_ID = re.compile(r"O-[0-9]+", re.IGNORECASE)
+
+
+def check_source(paths: MemoryPaths, source: str) -> None:
+    """A pattern's source (spec section 8: `O-{NNN}` or free text): each comma-separated item
+    shaped like an outcome ID must name an outcome in OUTCOMES.md or ARCHIVE.md; free text is
+    kept as written. InputError (nothing written) for an ID that names none."""
+    from legion_llm.memory.outcomes.read import read_outcomes
+
+    ids = [item for item in split_list(source) if _OUTCOME_ID.fullmatch(item)]
+    if not ids:
+        return
+    known = {
+        number
+        for log in (paths.outcomes, paths.archive)
+        for record in read_outcomes(log).records
+        if (number := id_number(record.id)) is not None
+    }
+    missing = [item for item in ids if id_number(item) not in known]
+    if missing:
+        raise InputError(
+            f"--source {', '.join(missing)}: no such outcome in OUTCOMES.md or ARCHIVE.md "
+            "(name a stored outcome ID, or describe the source in words); nothing was written"
+        )
+
+
+def _pattern_key(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!;: ")
+
+
+def same_pattern(pattern: str, records: list[KnowledgeRecord]) -> KnowledgeRecord | None:
+    """The stored pattern that says the same as `pattern` (case, spacing and a closing full stop
+    aside): a second add of it is not a second row (as an error or a learning is not)."""
+    key = _pattern_key(pattern)
+    return next((r for r in records if r.id and _pattern_key(r.title) == key), None)
 
 
 def _cell(values: dict[str, str], column: str) -> str:

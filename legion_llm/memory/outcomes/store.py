@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -31,6 +32,9 @@ from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.table import append_rows, encode_row
 from legion_llm.project import MemoryPaths
 from legion_llm.records import OUTCOME_VALUES, OutcomeRecord, format_id, id_number, split_list
+
+# A phase as the ROADMAP numbers it: 4, 04, 6.1, 12.3.1 (never negative, never a word).
+PHASE_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 
 
 @dataclass
@@ -70,6 +74,8 @@ def validate(data: OutcomeInput) -> OutcomeInput:
             raise InputError(f"--{name} must not be empty")
     if not split_list(data.agent):
         raise InputError(f"--agent must name an agent, not {data.agent!r}")
+    if not PHASE_NUMBER.fullmatch(data.phase.strip()):
+        raise InputError(f"--phase must be a phase number such as 4 or 6.1, not {data.phase!r}")
     if data.importance is not None and not 1 <= data.importance <= 5:
         raise InputError(f"--importance must be 1 to 5, not {data.importance}")
     if data.review_cycles < 0 or data.blockers < 0:
