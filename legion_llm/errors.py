@@ -4,11 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+# Every exit code of the program, in one table (docs/commands.md and README.md list the same;
+# tests/cli/test_exit_codes.py holds them together).
 EXIT_OK = 0
 EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2
 EXIT_WRITE_FAILED = 3
+EXIT_LLM = 4  # an engine you asked for failed (llm/errors.py)
 EXIT_INTERNAL = 70  # a bug in legion-llm (EX_SOFTWARE)
+EXIT_PENDING = 75  # a batch is not finished yet: collect again later (EX_TEMPFAIL)
+EXIT_INTERRUPTED = 130  # Ctrl-C
+
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "ok (also when memory is missing or degraded)",
+    EXIT_BAD_INPUT: "bad input (a value, file or folder that cannot be used; nothing written)",
+    EXIT_USAGE: "usage (the command line is wrong: an unknown option or --engine value, a bare "
+    "command group)",
+    EXIT_WRITE_FAILED: "write failed (the record is printed, so nothing is lost)",
+    EXIT_LLM: "an engine you asked for failed",
+    EXIT_INTERNAL: "a bug in legion-llm (rerun with LEGION_LLM_DEBUG=1 for the traceback)",
+    EXIT_PENDING: "`batch collect`: the batch is not finished yet, collect again later",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
 
 
 class LegionError(Exception):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from legion_llm.app.context import Common
 from legion_llm.app.result import Block, CommandResult
 from legion_llm.app.session import resolve_config
-from legion_llm.errors import UsageError
+from legion_llm.errors import EXIT_PENDING, UsageError
 
 if TYPE_CHECKING:
     from legion_llm.llm.batch import BatchLedger
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from legion_llm.pipeline.batch.record import BatchRecord
     from legion_llm.pipeline.batch.run import BatchJob, CollectReport
 
-EXIT_PENDING = 75
 DEFAULT_INTERVAL = 30.0
 DEFAULT_TIMEOUT = 24 * 3600.0  # a batch expires 24 hours after it was created
 Rebuild = Callable[[Common, "BatchRecord"], "BatchJob"]  # the job a record was submitted for

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from legion_llm.errors import EXIT_USAGE, LegionError
-
-EXIT_LLM = 4
+from legion_llm.errors import EXIT_LLM, EXIT_USAGE, LegionError
 
 
 class LLMError(LegionError):
