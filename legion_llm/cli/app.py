@@ -9,6 +9,7 @@ and imports only its own sub-app.
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.app.result import envelope, secret_free
@@ -17,6 +18,8 @@ from legion_llm.cli.render import echo, stderr_line
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
     EXIT_USAGE,
     LegionError,
     WriteFailedError,
@@ -26,16 +29,32 @@ if TYPE_CHECKING:
     from legion_llm.cli.fast import Plugin
 
 
-def _command_name(args: list[str]) -> str:
-    words: list[str] = []
-    for arg in args:
-        if arg.startswith("-") or len(words) == 2:
-            break
-        words.append(arg)
-    return " ".join(words)
+def _command_name(args: list[str], plugins: tuple[Plugin, ...] = ()) -> str:
+    """The command's name as its result names it (`compact`, `outcomes recall`), never one of its
+    arguments: a failure's envelope names the command as its success's does. A word that names
+    no command (a typo, an unknown subcommand) is left out."""
+    if not args or args[0] not in COMMANDS:
+        return args[0] if args and args[0] in {plugin.name for plugin in plugins} else ""
+    name = args[0]
+    module, attribute, is_group = COMMANDS[name]
+    if is_group and len(args) > 1 and args[1] in _subcommands(module, attribute):
+        return f"{name} {args[1]}"
+    return name
 
 
-def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
+def _subcommands(module: str, attribute: str) -> set[str]:
+    """The names of a command group's subcommands (read from its typer declaration)."""
+    import importlib
+
+    group = getattr(importlib.import_module(module), attribute)
+    return {
+        info.name or info.callback.__name__.replace("_", "-")
+        for info in group.registered_commands
+        if info.name or info.callback is not None
+    }
+
+
+def _fail(exc: LegionError, args: list[str], as_json: bool, plugins: tuple[Plugin, ...]) -> int:
     """One line on stderr; a write failure also prints the record so nothing is lost."""
     from legion_llm.llm.errors import BudgetExceededError
 
@@ -51,7 +70,7 @@ def _fail(exc: LegionError, args: list[str], as_json: bool) -> int:
             echo(exc.record_text)
     if as_json:
         data["error"] = secret_free(shown)
-        print(envelope(_command_name(args), data, [], ok=False))
+        print(envelope(_command_name(args, plugins), data, [], ok=False))
     return exc.exit_code
 
 
@@ -70,11 +89,15 @@ def run(argv: list[str], *, fast: bool = True, plugins: tuple[Plugin, ...] = ())
         code = _fast_run(args, plugins) if fast else None
         if code is None:
             code = _typer_run(args, as_json, plugins)
+        sys.stdout.flush()  # a closed pipe is found here, not when the interpreter exits
+    except BrokenPipeError:  # the reader stopped (`| head`): end quietly, as other tools do
+        _stdout_to_devnull()
+        code = EXIT_OK
     except LegionError as exc:
-        code = _fail(exc, args, as_json)
+        code = _fail(exc, args, as_json, plugins)
     except KeyboardInterrupt:
         stderr_line("error: interrupted")
-        code = 130
+        code = EXIT_INTERRUPTED
     except OSError as exc:
         stderr_line(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         code = EXIT_BAD_INPUT
@@ -89,6 +112,17 @@ def run(argv: list[str], *, fast: bool = True, plugins: tuple[Plugin, ...] = ())
         )
         code = EXIT_INTERNAL
     return code if isinstance(code, int) else 0
+
+
+def _stdout_to_devnull() -> None:
+    """After a closed pipe: what is left in stdout's buffer goes nowhere, so the interpreter's
+    last flush raises no second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (a test)
+        pass
 
 
 def _fast_run(args: list[str], plugins: tuple[Plugin, ...]) -> int | None:
@@ -119,6 +153,7 @@ def _no_type(ctx: Any) -> None:
 def _typer_run(args: list[str], as_json: bool, plugins: tuple[Plugin, ...]) -> Any:
     """The command through typer: its return value (an exit code, or None for 0)."""
     import typer
+    from typer._click.exceptions import NoArgsIsHelpError
     from typer.exceptions import TyperException
 
     from legion_llm.cli.typer_app import build_app
@@ -129,10 +164,19 @@ def _typer_run(args: list[str], as_json: bool, plugins: tuple[Plugin, ...]) -> A
         command = typer.main.get_command(build_app(only, plugins))
         _tidy_help(command)
         return command.main(args=args, prog_name="legion-llm", standalone_mode=False)
+    except SystemExit as exc:  # typer draws help with rich, whose console ends the program
+        if exc.code == 1:  # with exit 1 when the reader is gone (nothing else here exits)
+            raise BrokenPipeError from exc
+        raise
+    except NoArgsIsHelpError as exc:  # a bare group: its help is the answer, no error line
+        shown = exc.format_message()  # empty when typer has printed its rich help already
+        if shown.strip():
+            echo(shown.rstrip("\n"))
+        return EXIT_USAGE  # still a usage error: a script that lost its subcommand must fail
     except TyperException as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        message = " ".join(message.split())
+        message = " ".join(message.split()) or type(exc).__name__
         stderr_line(f"error: {message} (see legion-llm --help)")
         if as_json:
-            print(envelope(_command_name(args), {"error": message}, [], ok=False))
+            print(envelope(_command_name(args, plugins), {"error": message}, [], ok=False))
         return getattr(exc, "exit_code", EXIT_USAGE)

@@ -186,12 +186,19 @@ def plain(text: str) -> str:
 
 
 def _console() -> Console:
-    """A terminal gets its own width; a pipe or file gets 140 columns instead of rich's 80."""
+    """A terminal gets its own width; a pipe or file gets 140 columns instead of rich's 80. A
+    pipe whose reader has gone raises BrokenPipeError (cli/app.py ends quietly), where rich's own
+    console would end the program with exit 1."""
     from rich.console import Console
 
-    console = Console(highlight=False)
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    console = PipeConsole(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, width=140)
+        console = PipeConsole(highlight=False, width=140)
     return console
 
 
