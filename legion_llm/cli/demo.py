@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -97,20 +98,61 @@ def _progress(text: str) -> Iterator[None]:
         yield
 
 
-def _copy_project(root: Path | None) -> Path:
-    """The bundled project copied into `root` (new or empty), else into a new temporary folder."""
+def _target(root: Path | None) -> tuple[Path, Path | None]:
+    """Where the copy goes, checked (`root`: new or empty, else a new temporary folder), and the
+    outermost folder this run makes for it (None: `root` existed, empty)."""
     if root is None:
         target = Path(tempfile.mkdtemp(prefix="legion-llm-demo-"))
-    else:
-        target = root.expanduser().resolve()
-        if target.exists() and not target.is_dir():
-            raise InputError(f"{target} is a file; the demo copies its project into a new or "
-                             "empty folder")  # fmt: skip
-        if target.exists() and any(target.iterdir()):
-            raise InputError(f"{target} is not empty; the demo copies its project into a new or "
-                             "empty folder")  # fmt: skip
-    shutil.copytree(demo_project_dir(), target, dirs_exist_ok=True)
-    return target
+        return target, target
+    target = root.expanduser().resolve()
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{target} is a file; the demo copies its project into a new or "
+                         "empty folder")  # fmt: skip
+    if target.exists() and any(target.iterdir()):
+        raise InputError(f"{target} is not empty; the demo copies its project into a new or "
+                         "empty folder")  # fmt: skip
+    made = None
+    for folder in (target, *target.parents):
+        if folder.exists():
+            break
+        made = folder
+    return target, made
+
+
+@contextmanager
+def _copy_project(root: Path | None) -> Iterator[Path]:
+    """The bundled project copied into `root` (new or empty), else into a new temporary folder.
+    A run that fails removes what it made: the folders it created, or, in a `root` that existed
+    (empty), what it put there; a run that succeeds leaves the copy for the user to try."""
+    target, made = _target(root)
+    try:
+        shutil.copytree(demo_project_dir(), target, dirs_exist_ok=True)
+        yield target
+    except BaseException:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        else:
+            for child in target.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+        raise
+
+
+def command_here() -> str:
+    """The command that runs this same legion-llm from any folder: `legion-llm` when that name
+    on PATH is this program, else its absolute path, else (`python -m legion_llm`, or a caller
+    inside Python) this interpreter's absolute path with `-m legion_llm`."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if Path(argv0).name in ("legion-llm", "legion-llm.exe"):
+        script = Path(argv0).absolute()
+        on_path = shutil.which("legion-llm")
+        if on_path is not None and Path(on_path).resolve() == script.resolve():
+            return "legion-llm"
+        if script.is_file():
+            return shlex.quote(str(script))
+    return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m legion_llm"
 
 
 def store_build_outcomes(demo: Demo) -> None:
@@ -253,12 +295,13 @@ def run_demo(
     day = DEMO_TODAY if today is None else parse_today(today)
     chosen = engine or os.environ.get("LEGION_LLM_ENGINE", "").strip() or "offline"
     check_engine(chosen)  # a wrong --engine is said before the copy is made
-    target = _copy_project(root)
-    demo = Demo(target, open_session(Common(target, day, as_json, stderr_line), chosen), day)
-    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-        _walkthrough(demo)
+    with _copy_project(root) as target:
+        demo = Demo(target, open_session(Common(target, day, as_json, stderr_line), chosen), day)
+        with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+            _walkthrough(demo)
     data = {"root": str(target), "today": day.isoformat(), "engine": demo.session.engine.name,
-            "files": [str(path) for path in _files(target)], "usage": demo.session.usage()}  # fmt: skip
+            "files": [str(path) for path in _files(target)], "usage": demo.session.usage(),
+            "command": command_here()}  # fmt: skip
     finish(CommandResult("demo", data, None, demo.session.warnings),
            Common(target, day, as_json, stderr_line))  # fmt: skip
 
@@ -275,3 +318,8 @@ def _walkthrough(demo: Demo) -> None:
     rich_print("[bold green]Done.[/bold green] Open the files of the project copy:")
     for path in _files(demo.root):
         echo(f"  {path}")
+    rich_print("Try the commands yourself there (the README's tour), starting with:")
+    command = command_here()  # plain prints below: a path is never wrapped
+    echo(f"  cd {shlex.quote(str(demo.root))}")
+    echo(f"  {command} outcomes recall --tags audit-log")
+    echo(f"  {command} briefing")

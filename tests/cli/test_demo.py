@@ -118,3 +118,89 @@ def test_a_demo_root_that_is_a_file_is_one_line_and_the_file_is_kept(
         f"error: {settings} is a file; the demo copies its project into a new or empty folder"
     )
     assert settings.read_text(encoding="utf-8") == '{"memory": {}}'
+
+
+def test_a_failed_demo_removes_the_folders_it_made(cli: Any, tmp_path: Path) -> None:
+    """No key for `--engine anthropic`: the run fails, and the copy is gone, so the same command
+    can be run again once the key is set (no "is not empty")."""
+    root = tmp_path / "new" / "demo"
+    for _ in range(2):
+        failed = cli("demo", "--engine", "anthropic", "--root", root)
+        assert failed.exit_code != 0 and "ANTHROPIC_API_KEY" in failed.stderr
+        assert failed.stderr.count("\n") == 1, failed.stderr
+        assert list(tmp_path.iterdir()) == []  # `new/` was made by the run: removed too
+
+
+def test_a_failed_demo_empties_the_folder_it_was_given_and_keeps_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "mine"
+    root.mkdir()
+    failed = cli("demo", "--engine", "anthropic", "--root", root)
+    assert failed.exit_code != 0 and "is not empty" not in failed.stderr
+    assert root.is_dir() and list(root.iterdir()) == []
+
+
+def test_the_command_to_use_is_the_running_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from legion_llm.cli.demo import command_here
+
+    script = tmp_path / "venv" / "bin" / "legion-llm"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["venv/bin/legion-llm", "demo"])
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert command_here() == str(script)  # absolute: it runs from the demo's folder too
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert command_here() == "legion-llm"  # on PATH, and the same program
+    monkeypatch.setattr(sys, "argv", [str(Path(sys.executable).parent / "x" / "__main__.py")])
+    assert command_here() == f"{Path(sys.executable).absolute()} -m legion_llm"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_the_commands_the_demo_prints_run_from_the_demo_folder(tmp_path: Path, how: str) -> None:
+    """The README's tour: `cd` into the copy, then the command the demo printed, as printed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEGION_"))}
+    env |= {"COLUMNS": "200"}
+    start = (
+        [str(Path(sys.executable).with_name("legion-llm"))]
+        if how == "script"
+        else [sys.executable, "-m", "legion_llm"]
+    )
+    root = tmp_path / "copy"
+    done = subprocess.run([*start, "demo", "--root", str(root)], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    tail = done.stdout[done.stdout.index("Try the commands yourself") :].splitlines()[1:]
+    assert tail[0].strip() == f"cd {root}"
+    for line in tail[1:]:
+        ran = subprocess.run(["/bin/sh", "-c", f"{tail[0].strip()} && {line.strip()}"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)  # fmt: skip
+        assert ran.returncode == 0, (line, ran.stderr)
+        assert "O-0" in ran.stdout
+
+
+@pytest.mark.subprocess
+def test_the_readme_tour_runs_as_written_with_the_command_the_demo_printed(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    tour = readme[readme.index("## A five-minute tour") :]
+    block = tour[tour.index("```\n") + 4 :]
+    lines = block[: block.index("```")].splitlines()
+    assert lines[0].startswith("cd ") and all(line.startswith("legion-llm ") for line in lines[1:])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEGION_"))}
+    env |= {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}  # no legion-llm on PATH
+    script = str(Path(sys.executable).with_name("legion-llm"))
+    done = subprocess.run([script, "demo"], capture_output=True, text=True,
+                          env=env | {"TMPDIR": str(tmp_path)}, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout[done.stdout.index("Try the commands yourself") :].splitlines()
+    cd, command = printed[1].strip(), printed[2].strip().split(" outcomes ")[0]
+    for line in lines[1:]:
+        shell = f"{cd} && {command}{line.removeprefix('legion-llm')}"
+        ran = subprocess.run(["/bin/sh", "-c", shell], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, timeout=120)  # fmt: skip
+        assert ran.returncode == 0, (line, ran.stdout[-500:], ran.stderr)
