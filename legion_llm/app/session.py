@@ -9,20 +9,25 @@ other commands do when they call Claude.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from legion_llm.app.context import Common
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
+    from pydantic import BaseModel
+
+    from legion_llm.llm.budget import UsageMeter
     from legion_llm.llm.config import LLMConfig
-    from legion_llm.llm.engine import Engine
+    from legion_llm.llm.engine import Answer, Engine, Notices, Request
     from legion_llm.llm.offline import OfflineRegistry
     from legion_llm.llm.sampling import Sampler
     from legion_llm.memory.knowledge.store import Decide
     from legion_llm.memory.signatures.match import Match
+
+T = TypeVar("T", bound="BaseModel")
 
 HOST_ROUTE = (
     "host is not an --engine value: the calling agent answers through the host route instead, "
@@ -103,16 +108,70 @@ def open_session(
     from legion_llm.memory.redact import project_redactor
 
     config, warnings = resolve_config(c, engine, model, max_cost, price, in_mcp=mcp is not None)
-    notices, redactor = Notices(c.notify), project_redactor(c.root)
+    held: list[str] = []  # what choosing the engine noticed (no key: offline) waits for an ask
+    notices, redactor = Notices(held.append), project_redactor(c.root)
     if mcp is not None:
         from legion_llm.llm.sampling import select_mcp_engine
 
-        picked = select_mcp_engine(config.engine, config, sampler=mcp.sampler, registry=registry,
+        chosen = select_mcp_engine(config.engine, config, sampler=mcp.sampler, registry=registry,
                                    notices=notices, redactor=redactor)  # fmt: skip
-        return LLMSession(picked, config, warnings, verbose)
-    chosen = select_engine(config.engine, config, registry=registry, notices=notices,
-                           redactor=redactor)  # fmt: skip
-    return LLMSession(chosen, config, warnings, verbose)
+    else:
+        chosen = select_engine(config.engine, config, registry=registry, notices=notices,
+                               redactor=redactor)  # fmt: skip
+    notices.sink = c.notify  # from now on a notice (a fallback, a refusal) is said as it happens
+    notices.messages = [text for text in notices.messages if text not in held]
+    return LLMSession(AnnouncingEngine(chosen, held) if held else chosen, config, warnings, verbose)
+
+
+class AnnouncingEngine:
+    """The chosen engine, whose choice is announced when it is first asked: a command that ends
+    before any engine is asked (a refusal, a match answered from stored knowledge) says nothing
+    of engines, and one that asks says which engine answers, once, before it answers. The rest
+    is the engine's own."""
+
+    def __init__(self, engine: Engine, held: list[str]) -> None:
+        self.engine = engine
+        self.held = held
+        self.meter: UsageMeter = engine.meter
+        self.notices: Notices = engine.notices
+
+    @property
+    def name(self) -> str:
+        return self.engine.name
+
+    @property
+    def model(self) -> str | None:
+        return self.engine.model
+
+    def __getattr__(self, name: str) -> Any:  # what an engine has besides the seam (`primary`)
+        return getattr(self.engine, name)
+
+    def announce(self) -> None:
+        held, self.held = self.held, []
+        for text in held:
+            self.notices.add(text)
+
+    def ask(
+        self,
+        schema: type[T],
+        prompt_name: str,
+        variables: Mapping[str, Any],
+        *,
+        context: Any = None,
+        max_tokens: int | None = None,
+        expected_output_tokens: int | None = None,
+    ) -> Answer[T]:
+        self.announce()
+        return self.engine.ask(schema, prompt_name, variables, context=context,
+                               max_tokens=max_tokens,
+                               expected_output_tokens=expected_output_tokens)  # fmt: skip
+
+    def answer(self, request: Request[T]) -> Answer[T]:
+        self.announce()
+        return self.engine.answer(request)
+
+    def input_budget(self, max_tokens: int | None = None) -> int | None:
+        return self.engine.input_budget(max_tokens)
 
 
 @dataclass(frozen=True)
