@@ -233,6 +233,14 @@ COLUMN_ALIASES = {
     "error": "error_signature",
     "choice": "user_choice",
 }
+# a column -> the option (CLI) and argument (MCP) that fills it, where they differ: a message
+# about a field names it as the user gave it
+OPTION_NAMES = {"error_signature": "signature"}
+
+
+def option_name(column: str) -> str:
+    """`error_signature` -> `--signature`, `reuse_criteria` -> `--reuse-criteria`."""
+    return "--" + OPTION_NAMES.get(column, column).replace("_", "-")
 
 
 def _aliased(cells: dict[str, str]) -> dict[str, str]:

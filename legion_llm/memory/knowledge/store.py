@@ -32,6 +32,7 @@ from legion_llm.memory.knowledge.read import (
     KnowledgeFile,
     KnowledgeKind,
     KnowledgeRecord,
+    option_name,
     parse_knowledge,
 )
 from legion_llm.memory.redact import project_redactor, write_warning
@@ -68,7 +69,7 @@ def validate(kind: KnowledgeKind, values: dict[str, str]) -> dict[str, str]:
     clean = {k: (v or "").strip() for k, v in values.items()}
     for column in _REQUIRED[kind.name]:
         if not clean.get(column):
-            raise InputError(f"--{column.replace('_', '-')} must not be empty")
+            raise InputError(f"{option_name(column)} must not be empty")
     if kind is PREFERENCES:
         clean["decision_point"] = clean["decision_point"].lower()
         clean["signal"] = clean["signal"].lower()
