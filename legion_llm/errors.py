@@ -18,11 +18,11 @@ EXIT_INTERRUPTED = 130  # Ctrl-C
 EXIT_CODES: dict[int, str] = {
     EXIT_OK: "ok (also when memory is missing or degraded)",
     EXIT_BAD_INPUT: "bad input (a value, file or folder that cannot be used; nothing written)",
-    EXIT_USAGE: "usage (the command line is wrong: an unknown option or --engine value, a bare "
+    EXIT_USAGE: "usage (the command line is wrong: an unknown option or `--engine` value, a bare "
     "command group)",
     EXIT_WRITE_FAILED: "write failed (the record is printed, so nothing is lost)",
     EXIT_LLM: "an engine you asked for failed",
-    EXIT_INTERNAL: "a bug in legion-llm (rerun with LEGION_LLM_DEBUG=1 for the traceback)",
+    EXIT_INTERNAL: "a bug in legion-llm (rerun with `LEGION_LLM_DEBUG=1` for the traceback)",
     EXIT_PENDING: "`batch collect`: the batch is not finished yet, collect again later",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
