@@ -16,22 +16,30 @@ from legion_llm.app.result import CommandResult
 
 def trust_result(c: Common, revoke: bool) -> CommandResult:
     from legion_llm.config import SENSITIVE, project_sensitive
-    from legion_llm.trust import record_trust
+    from legion_llm.trust import ABSENT, record_trust, trust_state
 
     path = c.paths.settings
     sensitive, digest = project_sensitive(path)
+    was_trusted = trust_state(c.root, digest).recorded is not None  # as any settings.json
     store = record_trust(c.root, None if revoke else digest)
     data: dict[str, Any] = {
         "root": str(c.root),
         "trusted": not revoke,
+        "was_trusted": was_trusted,
         "settings": str(path),
         "settings_sha256": None if revoke else digest,
         "sensitive": {key: _shown(key, value) for key, value in sensitive.items()},
         "store": str(store),
     }
     if revoke:
+        said = "No longer trusted:" if was_trusted else "Not trusted, so nothing to revoke:"
+        human = f"{said} {c.root} (its settings.json may not set {', '.join(SENSITIVE)})."
+        return CommandResult("trust", data, human)
+    if digest == ABSENT:
         human = (
-            f"No longer trusted: {c.root} (its settings.json may not set {', '.join(SENSITIVE)})."
+            f"Trusted {c.root}, which has no settings.json (recorded in {store}): nothing is "
+            "unlocked now, and a settings.json added later is honoured only after "
+            "`legion-llm trust` again."
         )
         return CommandResult("trust", data, human)
     lines = [f"Trusted {c.root} with its settings.json as it is now (recorded in {store})."]
