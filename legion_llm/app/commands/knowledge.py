@@ -7,16 +7,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.app.context import Common, check_stored_sizes, resolve_branch
-from legion_llm.app.result import Block, CommandResult, Styled, Table
+from legion_llm.app.result import Block, CommandResult, Human, Styled, Table
 from legion_llm.app.session import usage_lines
 from legion_llm.errors import InputError
-from legion_llm.memory.knowledge.read import KnowledgeKind, read_knowledge
+from legion_llm.memory.knowledge.read import OPTION_NAMES, KnowledgeKind, read_knowledge
 from legion_llm.memory.knowledge.recall import KnowledgeQuery, recall_knowledge
 
 if TYPE_CHECKING:
     from legion_llm.app.session import LazySession
-
-OPTION_NAMES = {"error_signature": "signature"}  # a stored column -> its option, where they differ
 
 
 def one_of(option: str, value: str, allowed: Sequence[str]) -> None:
@@ -86,7 +84,10 @@ def recall_result(
     data = {"records": records, "total": len(records)}
     columns = RECALL_COLUMNS[kind.name]
     rows = [[r["id"], *(r[k] for k in columns), ", ".join(r["tags"])] for r in records]
-    human = [Table(kind.file_name, ["id", *columns, "tags"], rows)]
+    human: Human = [Table(kind.file_name, ["id", *columns, "tags"], rows)]
+    if not records:
+        held = len(loaded.records)
+        human = f"No entry matches ({kind.file_name} holds {held or 'none'})."
     return CommandResult(f"{kind.name} recall", data, human, loaded.warnings)
 
 
@@ -101,7 +102,10 @@ def recall_topic_result(c: Common, topic: str, limit: int) -> CommandResult:
     data = {"topic": topic, "records": hits, "total": len(hits)}
     columns = ["score", "source", "id", "title", "tags"]
     rows = [[h["score"], h["source"], h["id"], h["title"], ", ".join(h["tags"])] for h in hits]
-    return CommandResult("recall", data, [Table(f"recall {topic!r}", columns, rows)], warnings)
+    human: Human = [Table(f"recall {topic!r}", columns, rows)]
+    if not hits:
+        human = f"Nothing in the memory files matches {topic!r}."
+    return CommandResult("recall", data, human, warnings)
 
 
 def signals_result(c: Common, task_types: list[str], agents: list[str]) -> CommandResult:

@@ -51,12 +51,18 @@ def add_result(c: Common, learning: Learning) -> CommandResult:
 
 def load_result(c: Common, goal: str, max_tokens: int, limit: int) -> CommandResult:
     """`learnings load` for the CLI and the MCP server."""
-    from legion_llm.memory.learnings.load import load_for_goal
+    from legion_llm.memory.learnings.load import load_for_goal, section_tokens
     from legion_llm.memory.learnings.read import read_learnings
 
     found = read_learnings(c.paths.learnings_dir)
     loaded = load_for_goal(found.learnings, goal, max_tokens=max_tokens, limit=limit)
     human = loaded.section or "No learnings for this goal."
+    if not loaded.section and loaded.left_out:  # they exist, the budget is what left them out
+        least = min(section_tokens([item]) for item in loaded.left_out)
+        human = (
+            f"{len(loaded.left_out)} learning(s) apply to this goal, but none fits in "
+            f"--max-tokens {max_tokens} (the smallest needs about {least})."
+        )
     return CommandResult("learnings load", loaded.to_dict(), human, found.warnings)
 
 

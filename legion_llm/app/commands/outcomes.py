@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.app.context import Common, check_stored_sizes, resolve_branch
-from legion_llm.app.result import Block, CommandResult, Styled, Table
+from legion_llm.app.result import Block, CommandResult, Human, Styled, Table
 from legion_llm.memory.outcomes.fastrecall import brief_outcomes, recall_outcomes
 from legion_llm.memory.outcomes.recall import RecallQuery, prune_note, scored_dict
 
@@ -77,7 +77,14 @@ def recall_result(
     if read.total > threshold:
         warnings.append(prune_note(read.total))
     data = {"records": found, "total": len(found)}
-    return CommandResult("outcomes recall", data, [records_table("Outcomes", found)], warnings)
+    human: Human = [records_table("Outcomes", found)]
+    if not found:
+        human = (
+            f"No outcome matches (OUTCOMES.md holds {read.total})."
+            if read.total
+            else "No outcomes recorded yet (OUTCOMES.md holds none)."
+        )
+    return CommandResult("outcomes recall", data, human, warnings)
 
 
 def briefing_result(c: Common) -> CommandResult:

@@ -91,6 +91,11 @@ def load_for_goal(
     return LoadedLearnings(chosen, section, estimate_tokens(section), len(ranked), left_out)
 
 
+def section_tokens(items: list[Learning]) -> int:
+    """The estimated tokens of the loaded section holding these learnings."""
+    return estimate_tokens(SECTION_HEADER + "".join(render_entry(item) for item in items))
+
+
 def _fit(ranked: list[Learning], max_tokens: int) -> tuple[list[Learning], list[Learning]]:
     """Take learnings in order while the whole section's estimate stays within the budget."""
     chosen: list[Learning] = []
