@@ -44,17 +44,46 @@ def no_progress(label: str, total: int | None = None, *, clock: bool = False) ->
 @dataclass(frozen=True)
 class Common:
     """The options every command takes, and where its notices and progress go: `notify` gets
-    each engine notice as it happens (None: they are only collected), `progress` draws bars."""
+    each engine notice as it happens (None: they are only collected), `progress` draws bars.
+    `root_given`: the caller named the root (--root, the MCP server's fixed root), rather than
+    it being found from the current folder."""
 
     root: Path
     today: date
     as_json: bool
     notify: Callable[[str], None] | None = None
     progress: Progress = no_progress
+    root_given: bool = True
 
     @property
     def paths(self) -> MemoryPaths:
         return MemoryPaths(self.root)
+
+    @property
+    def has_project(self) -> bool:
+        """The root holds `.planning/` (the project's memory lives under it)."""
+        return self.paths.planning.is_dir()
+
+    def no_project_here(self) -> str | None:
+        """For a read outside a project: the line saying there is none, else None."""
+        if self.has_project:
+            return None
+        where = f"in {self.root}" if self.root_given else f"in {self.root} or any folder above it"
+        return (
+            f"No project here: no .planning/ {where}, so no memory to read "
+            "(`legion-llm init` starts one; --root DIR names another project)"
+        )
+
+    def require_project(self) -> None:
+        """A write is not where a project was never started by accident: outside a project
+        (no `.planning/` at the root found from the current folder) it is refused, unless the
+        root was named (--root, the MCP server's root), where the memory folder is made."""
+        if self.root_given or self.has_project:
+            return
+        raise InputError(
+            f"no .planning/ in {self.root} or any folder above it; run `legion-llm init` to start "
+            "a project here, or pass --root DIR (nothing was written)"
+        )
 
     def settings(self) -> Settings:
         return load_settings(self.paths.settings)
@@ -68,7 +97,8 @@ def common(
     notify: Callable[[str], None] | None = None,
     progress: Progress = no_progress,
 ) -> Common:
-    return Common(resolve_root(root), parse_today(today), as_json, notify, progress)
+    found = resolve_root(root)
+    return Common(found, parse_today(today), as_json, notify, progress, root is not None)
 
 
 def split_option(value: str | None) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 # name -> (module, attribute, is a sub-app). Modules are imported only for the command that runs:
 # a plain recall builds and imports one sub-app, not every command (cold start matters).
 COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "init": ("legion_llm.cli.maintenance", "init_cmd", False),
     "outcomes": ("legion_llm.cli.outcomes", "app", True),
     "briefing": ("legion_llm.cli.maintenance", "briefing", False),
     "prune": ("legion_llm.cli.maintenance", "prune_cmd", False),

@@ -1,4 +1,4 @@
-"""`legion-llm briefing` and `legion-llm prune`."""
+"""`legion-llm init`, `legion-llm briefing` and `legion-llm prune`."""
 
 from __future__ import annotations
 
@@ -31,3 +31,14 @@ def prune_cmd(
     """Archive old, low-importance outcomes to ARCHIVE.md (spec section 7.5)."""
     c = common(root, today, json_)
     finish(prune_result(c, dry_run), c)
+
+
+def init_cmd(root: RootOpt = None, today: TodayOpt = None, json_: JsonOpt = False) -> None:
+    """Start a project's memory: make .planning/memory/ in this folder (or --root).
+
+    In a folder of a project, its root. Idempotent; says what it made. The add commands,
+    outside a project, refuse to start one by themselves."""
+    from legion_llm.app.commands.init import init_result
+
+    c = common(root, today, json_)  # inside a project, its root (no project in a project)
+    finish(init_result(c), c)

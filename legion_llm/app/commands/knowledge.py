@@ -31,6 +31,7 @@ def add_result(
     from legion_llm.memory.knowledge.store import add_knowledge, offline_decider
 
     check_stored_sizes({OPTION_NAMES.get(k, k): v for k, v in values.items()})
+    c.require_project()
     decide = llm.decider() if llm is not None else offline_decider
     stored = add_knowledge(c.paths, kind, values, today=c.today, decide=decide)
     data: dict[str, Any] = {"record": stored.record.to_dict(), "action": stored.action}

@@ -24,6 +24,7 @@ def add_result(c: Common, data: OutcomeInput, catalog: Path | None = None) -> Co
     check_stored_sizes(vars(data))
     validate(data)  # every option refused before anything is read or written
     catalog_file = named_catalog(c.root, catalog)
+    c.require_project()
     stored = add_outcome(c.paths, data, today=c.today, catalog_file=catalog_file)
     result: dict[str, Any] = {"record": stored.record.to_dict(), "action": "added"}
     settings = c.settings()
@@ -90,6 +91,9 @@ def recall_result(
 def briefing_result(c: Common) -> CommandResult:
     """`briefing`: recent high-signal outcomes, top agents, record count."""
     data, warnings = brief_outcomes(c.paths.outcomes, c.today)
+    outside = c.no_project_here()
+    if outside is not None:  # exit 0, as for missing memory: a session starts the same
+        return CommandResult("briefing", data, outside, [outside] if c.as_json else warnings)
     human: list[Block] = [
         Styled("[bold]Memory briefing[/bold]: {} outcome records", (str(data["total_records"]),))
     ]
