@@ -1,5 +1,5 @@
 """The host route for both front ends: `--prepare` / `--proposal` on compact, distill and learnings
-extract, and the *_prepare / *_submit tools.
+extract, and the MCP tools' engine=host route.
 
 A HostStep is one of those commands' usual result builders with the engine left open. Prepare
 runs it with the RecordingEngine (a dry run) and hands back the request object; submit prepares
@@ -87,7 +87,8 @@ def _hint(step: HostStep, single: bool) -> str:
         "a JSON list with one object matching `schema` per item of `inputs`, in order")  # fmt: skip
     return (
         f"Follow `instructions` on `inputs` and answer with {answer}. Submit it with the MCP tool "
-        f'{step.submit_tool}(ticket, proposal), or write {{"ticket": ..., "proposal": ...}} '
+        f'{step.submit_tool} (ticket, proposal, apply=true), or write {{"ticket": ..., '
+        '"proposal": ...} '
         f"to a file and run `{step.submit_cli} --proposal FILE`. The proposal is verified "
         "like any model's; problems come back with the same ticket."
     )

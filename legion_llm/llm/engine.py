@@ -280,7 +280,10 @@ class FallbackEngine(SizedByPrimary, EngineBase):
     the engine was asked for explicitly, when Claude is unavailable (for the rest of the run).
     Each reason is one notice."""
 
-    def __init__(self, primary: Engine, fallback: OfflineEngine, *, explicit: bool = False) -> None:
+    def __init__(
+        self, primary: Engine, fallback: OfflineEngine, *, explicit: bool = False,
+        who: str = "Claude",
+    ) -> None:  # fmt: skip
         super().__init__(
             meter=primary.meter,
             notices=primary.notices,
@@ -290,6 +293,7 @@ class FallbackEngine(SizedByPrimary, EngineBase):
         self.primary = primary
         self.fallback = fallback
         self.explicit = explicit
+        self.who = who  # the notices' name for the primary's model
         self.down: str | None = None
 
     @property
@@ -314,12 +318,12 @@ class FallbackEngine(SizedByPrimary, EngineBase):
             if isinstance(exc, LLMUnavailableError):
                 self.down = reason
                 self.notices.add(
-                    f"notice: Claude is unavailable ({reason}); "
+                    f"notice: {self.who} is unavailable ({reason}); "
                     "the offline engine answers the rest of this run"
                 )
             else:
                 self.notices.add(
-                    f"notice: Claude's answer to prompt {request.prompt.name!r} was unusable "
+                    f"notice: {self.who}'s answer to prompt {request.prompt.name!r} was unusable "
                     f"({reason}); the offline engine answered it"
                 )
             return replace(self.fallback.answer(request), fallback_reason=reason)

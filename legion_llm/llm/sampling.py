@@ -11,7 +11,7 @@ record is our token estimate, at no cost.
 This module does not import mcp: the server hands in a `Sampler` (mcp/sampling.py) that makes the
 request on the client's session. `select_mcp_engine` is the server's engine order: an API key ->
 anthropic; else sampling when the client offers it; else offline, with one notice pointing to the
-host tools (the agent can write the semantic part itself). Claude Code's CLI is used there only
+host route (engine=host: the agent can write the semantic part itself). Claude Code's CLI is used there only
 when asked for (`engine: "claude-code"`). An explicit `sampling`, like every explicit engine,
 ends the command when the client cannot answer, and leaves an unusable answer to the offline one.
 """
@@ -52,8 +52,9 @@ T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)
 HOST_NOTICE = (
     "notice: no API key is set and this MCP client does not offer sampling; the offline engine "
-    "answered. For the semantic step, call the matching *_prepare tool, answer its request, and "
-    "submit it with *_submit (verified like any model's answer)"
+    "answered. To write the semantic step of phase_compact, memory_distill_patterns or "
+    "memory_extract_learnings yourself, call it with engine=host, answer its request, and call it "
+    "again with the ticket, your proposal and apply=true (verified like any model's answer)"
 )
 
 
@@ -193,4 +194,6 @@ def select_mcp_engine(
                             redactor=offline.redactor)  # fmt: skip
     if not config.fallback_offline:
         return engine
-    return FallbackEngine(engine, offline, explicit=chosen == "sampling")
+    return FallbackEngine(
+        engine, offline, explicit=chosen == "sampling", who="the MCP client's model"
+    )

@@ -82,20 +82,103 @@ def _merged_enums(parts: list[Mapping[str, Any]]) -> str:
     return ""
 
 
+def unknown_arguments(tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> str:
+    """The one-line refusal of arguments the tool does not take (an empty string: none)."""
+    properties = schema.get("properties", {})
+    unknown = [name for name in arguments if name not in properties]
+    if not unknown:
+        return ""
+    names = ", ".join(repr(name) for name in unknown)
+    noun = "argument" if len(unknown) == 1 else "arguments"
+    return (
+        f"Error executing tool {tool}: unknown {noun} {names} (it takes: {', '.join(properties)})"
+    )
+
+
+def wrong_kinds(tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> str:
+    """The one-line refusal of a boolean given where a number or string is meant (`phase: true`
+    is not phase 1), or of anything but true or false where a boolean is meant (`apply: 1`)."""
+    properties = schema.get("properties", {})
+    problems = []
+    for name, value in arguments.items():
+        part = properties.get(name)
+        if part is None or value is None:
+            continue
+        kinds = _types(part)
+        if isinstance(value, bool) and kinds and "boolean" not in kinds:
+            problems.append(
+                f"argument {name!r} must be {accepts_text(part)}, not {str(value).lower()}"
+            )
+        elif not isinstance(value, bool) and kinds == {"boolean"}:
+            shown = repr(value)[:SHOWN_VALUE]
+            problems.append(f"argument {name!r} must be true or false, not {shown}")
+    return f"Error executing tool {tool}: " + "; ".join(problems) if problems else ""
+
+
+def _types(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types a schema accepts besides null (an enum or const counts as `enum`)."""
+    parts = schema.get("anyOf") or schema.get("oneOf")
+    if parts:
+        return {kind for part in parts for kind in _types(part)}
+    if "enum" in schema or "const" in schema:
+        return {"enum"}
+    kind = schema.get("type")
+    return set() if kind in (None, "null") else {str(kind)}
+
+
+def listed_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool's input schema as the client is shown it: no generated titles, an optional
+    argument as its own type (not `anyOf [type, null]` with a null default), and no argument
+    beyond those listed (`additionalProperties: false`, as the call refuses them)."""
+    properties = {
+        name: _listed_property(part) for name, part in schema.get("properties", {}).items()
+    }
+    listed = {k: v for k, v in schema.items() if k not in ("title", "properties")}
+    return {**listed, "properties": properties, "additionalProperties": False}
+
+
+def _listed_property(part: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in part.items() if k != "title"}
+    parts = out.get("anyOf")
+    if parts is not None and out.get("default", 0) is None:
+        kept = [p for p in parts if p.get("type") != "null"]
+        out.pop("anyOf")
+        out.pop("default")
+        if len(kept) == 1:
+            out = {**kept[0], **out}
+        else:
+            out["anyOf"] = kept
+    return out
+
+
 def server_class() -> type:
-    """The SDK's server, saying a refused argument in one line (imported only by build_server)."""
+    """The SDK's server, refusing unknown arguments and booleans that are not meant, saying a
+    refused argument in one line, and listing compact schemas (imported only by build_server)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
     class Server(MCPServer[Any]):
+        async def list_tools(self) -> Any:
+            tools = await super().list_tools()
+            # The output schema says only "an object": every tool returns the --json envelope,
+            # which the server's instructions describe once.
+            return [t.model_copy(update={"input_schema": listed_schema(t.input_schema),
+                                         "output_schema": None}) for t in tools]  # fmt: skip
+
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            tool = self._tool_manager.get_tool(name)
+            if tool is not None:
+                refused = unknown_arguments(name, arguments or {}, tool.parameters) or wrong_kinds(
+                    name, arguments or {}, tool.parameters
+                )
+                if refused:
+                    raise ToolError(refused)
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
                 cause = exc.__cause__
                 if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                     raise
-                tool = self._tool_manager.get_tool(name)
                 schema = None if tool is None else tool.parameters
                 raise ToolError(argument_error(name, cause, schema)) from cause
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, TypeVar, get_type_hints
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -17,44 +16,46 @@ F = TypeVar("F", bound=Callable[..., Any])
 # own (app.context.MAX_STORED_CHARS), like the CLI's.
 MAX_ARGUMENT_CHARS = 1_000_000
 
-Today = Annotated[
-    str | None,
-    Field(description="Use this date (YYYY-MM-DD) as today (reproducible runs); default: today."),
-]
+Today = Annotated[str | None, Field(description="YYYY-MM-DD; default: today.")]
 Tags = Annotated[
-    tuple[str, ...], Field(description="Tags; a record matches when any of its tags matches.")
+    tuple[str, ...] | None, Field(description="Tags; a record matches when any matches.")
 ]
 TaskTypes = Annotated[
-    tuple[str, ...], Field(description="Task types, e.g. backend, frontend, quality-review.")
+    tuple[str, ...] | None, Field(description="Task types, e.g. backend, frontend.")
 ]
-Branch = Annotated[
-    str, Field(description="all (default), current (the git branch) or a branch name.")
+Branch = Annotated[str | None, Field(description="all (default), current or a branch name.")]
+Limit = Annotated[int, Field(ge=1, le=1000, description="At most this many records.")]
+Detail = Annotated[
+    Literal["concise", "detailed"],
+    Field(description="concise (default): each record without its ranking and filing fields."),
 ]
-Limit = Annotated[int, Field(ge=1, description="At most this many records.")]
-Agent = Annotated[str | None, Field(description="Only records of this agent id.")]
+Apply = Annotated[bool, Field(description="Write; without it, a preview that writes nothing.")]
+ENGINES = ("auto", "anthropic", "sampling", "claude-code", "offline")
 Engine = Annotated[
     Literal["auto", "anthropic", "sampling", "claude-code", "offline"] | None,
-    Field(
-        description="auto (Claude when an API key is set, else your own model through MCP "
-        "sampling when you offer it, else the offline engine), anthropic, sampling, claude-code "
-        "(the user's logged-in claude CLI) or offline; default: settings.json memory.llm, else auto. "
-        "To write the answer yourself, use the *_prepare and *_submit tools (the host route)."
-    ),
+    Field(description="Default auto: API key, else your sampling, else offline."),
 ]
-Model = Annotated[str | None, Field(description="Claude model; default: settings, else built in.")]
+RouteEngine = Annotated[
+    Literal["auto", "anthropic", "sampling", "claude-code", "offline", "host"] | None,
+    Field(description="Default auto: API key, else your sampling, else offline; host: a "
+          "request for you to answer."),
+]  # fmt: skip
+Model = Annotated[str | None, Field(description="Claude model; default: settings.")]
 MaxCost = Annotated[
     float | None,
-    Field(ge=0, description="Stop before a call that could take the run past this many USD."),
+    Field(ge=0, le=1000, description="USD cap for the run."),
 ]
+Ticket = Annotated[
+    str | None, Field(min_length=1, description="The ticket of an engine=host request.")
+]
+Proposal = Annotated[
+    dict[str, Any] | list[dict[str, Any]] | str | None,
+    Field(description="Your JSON answer to that request (a list when its inputs is a list)."),
+]  # fmt: skip
+Final = Annotated[bool, Field(description="Last round: keep what verifies, repair the rest.")]
 PhaseSpec = Annotated[
     str | int | float,
-    Field(
-        description="Phase number (3, 03, 6.1, as a number or a string), phase folder name "
-        "(03-fx-rates) or a folder path inside the project.",
-    ),
-]
-PhaseNumber = Annotated[
-    str | int | float, Field(description="Phase number, e.g. 4 or 6.1 (a number or a string).")
+    Field(description="Phase number (3, 03, 6.1), folder name (03-fx-rates) or folder path."),
 ]
 Outcome = Literal["success", "partial", "failed"]
 
@@ -65,40 +66,6 @@ def phase_text(value: str | int | float) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value).strip()
-
-
-def flat_fields(
-    kind: type,
-    descriptions: Mapping[str, str],
-    types: Mapping[str, Any] | None = None,
-    **extra: Any,
-) -> Callable[[F], F]:
-    """Give a `(self, **values)` tool method the fields of dataclass `kind` as its own flat
-    keyword parameters (each field's type and default; `types` replaces a field's type, e.g. an
-    enum where the CLI has a fixed choice; `extra` adds more, e.g. today=Today), so its input
-    schema comes from the same type as the CLI's without nesting it under one name."""
-    hints = {**get_type_hints(kind), **(types or {})}
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    for item in dataclasses.fields(kind):
-        default: Any = item.default
-        if item.default_factory is not dataclasses.MISSING:
-            default = item.default_factory()
-        elif default is dataclasses.MISSING:
-            default = inspect.Parameter.empty
-        hint = hints[item.name]
-        if item.name in descriptions:
-            hint = Annotated[hint, Field(description=descriptions[item.name])]
-        params.append(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY,
-                                        default=default, annotation=hint))  # fmt: skip
-    for name, hint in extra.items():
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                        annotation=hint))  # fmt: skip
-
-    def apply(method: F) -> F:
-        method.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
-        return method
-
-    return apply
 
 
 def bounded(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:

@@ -47,6 +47,7 @@ class Runner:
                 text = tool_wording(error_text(exc), self.argument_names)
                 raise ToolError(scrub(secret_free(text))) from exc
         result = with_trust_warnings(result, self.root)
+        result.warnings = [tool_wording(w, self.argument_names) for w in result.warnings]
         text = envelope(result.command, result.data, result.warnings, ok=result.exit_code == 0)
         loaded: dict[str, Any] = json.loads(text)
         return loaded
@@ -91,6 +92,13 @@ class Runner:
         return found
 
 
+# A command line a message points to -> the tool call that does the same here.
+_COMMANDS = (
+    (re.compile(r"`legion-llm compact --suggest`"), "phase_read view=pending"),
+    (re.compile(r"`legion-llm compact(?: [^`]*)?`"), "phase_compact with apply=true"),
+    (re.compile(r"`legion-llm scan --fix`"), "memory_scan with apply=true"),
+    (re.compile(r"`legion-llm prune`"), "memory_prune with apply=true"),
+)
 _PASS_FLAG = re.compile(r"\bpass --([a-z][a-z0-9-]*)")
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
 
@@ -98,7 +106,7 @@ _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
 def tool_wording(text: str, names: frozenset[str]) -> str:
     """A CLI message worded for a tool call: `--max-cost` -> `max_cost` and `pass --force` ->
     `pass force=true`, for the flags that are tool arguments (others, such as Claude Code's own
-    flags, stay as they are)."""
+    flags, stay as they are), and `legion-llm compact` -> `phase_compact with apply=true`."""
 
     def argument(flag: str) -> str | None:
         name = flag.replace("-", "_")
@@ -111,6 +119,8 @@ def tool_wording(text: str, names: frozenset[str]) -> str:
     def named(match: re.Match[str]) -> str:
         return argument(match[1]) or match[0]
 
+    for command, call in _COMMANDS:
+        text = command.sub(call, text)
     return _FLAG.sub(named, _PASS_FLAG.sub(passed, text))
 
 

@@ -1,5 +1,4 @@
-"""The MCP server: every tool of MemoryTools, KnowledgeTools, PipelineTools, HostTools and
-BatchTools, on stdio.
+"""The MCP server: every tool of MemoryTools, PipelineTools and BatchTools, on stdio.
 
 Each tool returns the object the matching `legion-llm ... --json` prints ({ok, command, data,
 warnings}); a failure is a tool error carrying the command's one-line message, and the server keeps
@@ -22,28 +21,27 @@ if TYPE_CHECKING:
 
 INSTRUCTIONS = """\
 legion-llm: the project's agent memory as markdown in git (.planning/memory/ for Legion,
-.mission-control/memory/ for mission-control). Every tool returns the same JSON object as the
-matching `legion-llm ... --json` command: {"ok", "command", "data", "warnings"}. Missing memory is
-an empty result, never an error. Memory is an enhancement: when a call fails, continue without it.
-With no API key, you can write the semantic part yourself: compact_prepare / distill_prepare /
-learnings_extract_prepare return instructions, a JSON schema and the inputs; answer them and call
-the matching *_submit tool, which verifies your answer like any model's before writing it.
+.mission-control/memory/ for mission-control). memory_recall (outcomes, patterns, errors,
+preferences, topic, learnings, or match: the known fix for a new error) and memory_summary
+(briefing, signals) read; memory_store stores one record of any kind. Every tool returns the object
+the matching `legion-llm ... --json` prints: {"ok", "command", "data", "warnings"}; lists are
+concise unless detail=detailed. Missing memory is an empty result, never an error: when a call
+fails, continue without it. Tools that rewrite or model-write (memory_prune, memory_scan,
+phase_compact, memory_distill_patterns, memory_extract_learnings) preview unless apply=true.
+With no API key, write the semantic part yourself: engine=host answers a request (instructions,
+schema, inputs, ticket); call the same tool again with ticket, your proposal and apply=true, and it
+is verified like any model's before it is written.
 The project root is fixed when the server starts: {root}"""
 
-READ_ONLY = frozenset(
-    {"outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing", "signals",
-     "recall_topic", "patterns_recall", "errors_recall", "errors_match", "compact_suggest",
-     "verify_compaction", "phase_context", "learnings_load", "compact_prepare", "distill_prepare",
-     "learnings_extract_prepare", "batch_status", "preferences_recall"}
-)  # fmt: skip
-# Appends rows or new files only. learnings_add is not one: a stored title and body is reinforced
-# in place. (tests/mcp/test_annotations.py runs each tool and checks it against its hints.)
-ADDITIVE = frozenset(
-    {"outcomes_add", "patterns_add", "preferences_add", "distill", "distill_submit"}
-)
+# What each tool writes (tests/mcp/test_annotations.py runs each one and checks its hints):
+# nothing; only new rows and files; or may change what is there (memory_store updates a failed
+# fix and reinforces a learning, prune moves rows, scan redacts, compact replaces with force,
+# extraction reinforces learnings, a batch's collect writes like compact).
+READ_ONLY = frozenset({"memory_recall", "memory_summary", "phase_read"})
+ADDITIVE = frozenset({"memory_distill_patterns"})
 CALLS_CLAUDE = frozenset(
-    {"errors_add", "errors_match", "compact", "distill", "learnings_extract", "compact_all",
-     "batch_status", "batch_collect"}
+    {"memory_recall", "memory_store", "phase_compact", "memory_distill_patterns",
+     "memory_extract_learnings", "phase_compact_batch"}
 )  # fmt: skip
 
 
@@ -66,9 +64,8 @@ def instructions_for(root: Path) -> str:
 
 
 def annotations_for(name: str) -> ToolAnnotations:
-    """Hints for the client: reads, appends only, or may change existing lines (prune moves rows,
-    errors_add updates a fix, extract reinforces a file, compact --force replaces its output);
-    open world when Claude may be called."""
+    """Hints for the client: reads, appends only, or may change existing lines; open world when
+    a model may be called."""
     from mcp.types import ToolAnnotations
 
     read_only = name in READ_ONLY
@@ -86,8 +83,6 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     from legion_llm.mcp.params import bounded
     from legion_llm.mcp.runner import Runner
     from legion_llm.mcp.tools_batch import BatchTools
-    from legion_llm.mcp.tools_host import HostTools
-    from legion_llm.mcp.tools_knowledge import KnowledgeTools
     from legion_llm.mcp.tools_memory import MemoryTools
     from legion_llm.mcp.tools_pipeline import PipelineTools
 
@@ -98,13 +93,7 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
         instructions=instructions_for(runner.root),
         log_level="WARNING",
     )
-    toolboxes = (
-        MemoryTools(runner),
-        KnowledgeTools(runner),
-        PipelineTools(runner),
-        HostTools(runner),
-        BatchTools(runner),
-    )
+    toolboxes = (MemoryTools(runner), PipelineTools(runner), BatchTools(runner))
     names: set[str] = set()
     for toolbox in toolboxes:
         for name, method in tool_methods(toolbox):
@@ -113,3 +102,16 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
             names.update(inspect.signature(method).parameters)
     runner.argument_names = frozenset(names)
     return app
+
+
+def listed_tools(root: Path) -> list[dict[str, Any]]:
+    """The `tools/list` answer's tools as the wire carries them (JSON names, no null fields)."""
+    import anyio
+    from mcp.client.client import Client
+
+    async def listed() -> list[dict[str, Any]]:
+        async with Client(build_server(root)) as client:
+            tools = (await client.list_tools()).tools
+        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+
+    return anyio.run(listed)

@@ -1,149 +1,205 @@
-"""Tools over OUTCOMES.md and the whole memory folder: outcomes, scores, briefing, signals, recall
-TOPIC, prune. Each returns the object `legion-llm ... --json` prints for the same call."""
+"""Tools over the memory files: store a record of any kind, recall any kind, summarise, prune,
+scan. Each returns the object the matching `legion-llm ... --json` prints; the kind's own use case
+runs (legion_llm/app/commands/memory.py picks it and checks the arguments the kind takes)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
+from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from legion_llm.app.commands import knowledge, outcomes, scan
+from legion_llm.app.commands import memory, outcomes, scan
+from legion_llm.app.result import CommandResult
+from legion_llm.app.session import LazySession
 from legion_llm.mcp.params import (
-    Agent,
+    Apply,
     Branch,
-    Limit,
+    Detail,
+    Engine,
+    MaxCost,
+    Model,
     Outcome,
-    PhaseNumber,
     Tags,
     TaskTypes,
     Today,
-    flat_fields,
     phase_text,
 )
 from legion_llm.mcp.runner import Runner
-from legion_llm.memory.outcomes.store import OutcomeInput
+from legion_llm.mcp.sampling import client_of
 
-OUTCOME_FIELDS = {
-    "phase": "Phase number, e.g. 4 or 6.1 (a number or a string).",
-    "plan": "Plan id, e.g. 04-03, or review.",
-    "agent": "Agent id, or autonomous.",
-    "outcome": "success, partial or failed.",
-    "summary": "One line: what happened.",
-    "task_type": "Default: the agent's first CATALOG.md task type, else general.",
-    "tags": "Tags of the record.",
-    "importance": "1-5; overrides the computed importance.",
-    "branch": "Default: the current git branch.",
-}
+Text = Annotated[str | None, Field(min_length=1)]
+Signal = Literal["positive", "negative", "corrective"]
+DecisionPoint = Literal[
+    "review-verdict", "review-override", "agent-selection", "manual-edit", "fix-acceptance"
+]
+LLM_ARGUMENTS = ("engine", "model", "max_cost")
+
+
+def given(values: dict[str, Any], *skip: str) -> dict[str, Any]:
+    """The arguments passed (a None is one left out), without `skip`."""
+    return {k: v for k, v in values.items() if v is not None and k not in skip}
 
 
 class MemoryTools:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
 
-    @flat_fields(
-        OutcomeInput, OUTCOME_FIELDS, {"phase": PhaseNumber, "outcome": Outcome}, today=Today
-    )
-    def outcomes_add(self, **values: Any) -> dict[str, Any]:
-        """Store one task outcome in OUTCOMES.md (memory-manager section 3), like `legion-llm
-        outcomes add --json`: phase, plan (e.g. 04-03 or review), agent (or autonomous), outcome
-        (success|partial|failed), summary (one line); optional task_type (else the agent's first
-        CATALOG.md task type, else general), tags, review_cycles, escalated, trivial, blockers,
-        cross_division, importance (1-5 overrides the computed score), branch (default: the git
-        branch). Returns {ok, command, data: {record: {id, importance, task_type, ...}, action},
-        warnings}."""
-        today = values.pop("today", None)
-        record = OutcomeInput(**{**values, "phase": phase_text(values["phase"])})
-        run = self.runner
-        return run.run(lambda: outcomes.add_result(run.common(today), record))
-
-    def outcomes_recall(
+    def memory_recall(
         self,
-        tags: Tags = (),
-        agent: Agent = None,
+        kind: Annotated[
+            Literal["outcomes", "patterns", "errors", "preferences", "topic", "learnings", "match"],
+            Field(description="What to recall; see the tool's description."),
+        ],
+        query: Annotated[
+            str | None, Field(min_length=1, description="topic, error text or mission goal.")
+        ] = None,
+        tags: Tags = None,
+        agent: Annotated[str | None, Field(description="Only this agent's records.")] = None,
         task_type: Annotated[str | None, Field(description="Only this task type.")] = None,
-        limit: Limit = 20,
-        branch: Branch = "all",
+        signal: Signal | Literal["all"] | None = None,
+        decision_point: DecisionPoint | Literal["all"] | None = None,
+        branch: Branch = None,
+        limit: Annotated[int | None, Field(ge=0, le=1000, description="At most this many.")] = None,
+        max_tokens: Annotated[
+            int | None, Field(ge=1, le=200_000, description="learnings: budget (chars / 4).")
+        ] = None,
+        detail: Detail = "concise",
+        engine: Engine = None,
+        model: Model = None,
+        max_cost: MaxCost = None,
+        today: Today = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Recall memory; writes nothing. kind: outcomes (importance x recency; tags, agent,
+        task_type, branch), patterns (tags, branch), errors (stored fixes; query ranks them by
+        shared keywords), preferences (signal, decision_point, agent, tags), topic (query
+        searched in every memory file), learnings (the mission learnings section for the goal
+        in query; max_tokens), match (the known fix for the new error in query: answer fix,
+        confirm or none; engine may judge a close call). No memory is an empty result. Returns
+        {data: {records, total}}; kind=learnings: {data: {section, learnings}}; kind=match:
+        {data: {answer, matches}}."""
+        passed = given(dict(locals()), "self", "kind", "detail", "today", "ctx")
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            llm = None
+            if kind == "match":
+                llm = LazySession(c, engine, model, max_cost, client_of(ctx))
+            return memory.recall_result(c, kind, passed, llm, detailed=detail == "detailed")
+
+        return run.run(build)
+
+    def memory_store(
+        self,
+        kind: Annotated[
+            Literal["outcome", "pattern", "error", "preference", "learning"],
+            Field(description="What to store; see the tool's description for its arguments."),
+        ],
+        phase: Annotated[
+            str | int | float | None, Field(description="Phase number, e.g. 4 or 6.1.")
+        ] = None,
+        plan: Annotated[str | None, Field(description="Plan id, e.g. 04-03, or review.")] = None,
+        agent: Annotated[str | None, Field(description="Agent id (or autonomous, system).")] = None,
+        outcome: Outcome | None = None,
+        summary: Annotated[str | None, Field(description="One line: what happened.")] = None,
+        task_type: Annotated[
+            str | None, Field(description="Default: the agent's CATALOG.md task type.")
+        ] = None,
+        review_cycles: Annotated[int | None, Field(ge=0, le=100)] = None,
+        escalated: bool | None = None,
+        trivial: bool | None = None,
+        blockers: Annotated[int | None, Field(ge=0, le=100)] = None,
+        cross_division: bool | None = None,
+        importance: Annotated[
+            int | None, Field(ge=1, le=5, description="Overrides the computed importance.")
+        ] = None,
+        branch: Annotated[str | None, Field(description="Default: the current git branch.")] = None,
+        pattern: Annotated[str | None, Field(description="What was done that worked.")] = None,
+        context: Annotated[str | None, Field(description="Where and why.")] = None,
+        reuse_criteria: Annotated[str | None, Field(description="When to apply it again.")] = None,
+        source: Annotated[str | None, Field(description="O-NNN, a mission id, manual.")] = None,
+        signature: Annotated[str | None, Field(description="The error message.")] = None,
+        fix: Annotated[str | None, Field(description="What resolved it.")] = None,
+        resolved: Annotated[
+            bool | None, Field(description="Did the fix work? Default true.")
+        ] = None,
+        decision_point: DecisionPoint | None = None,
+        proposed: Annotated[str | None, Field(description="What was proposed.")] = None,
+        user_choice: Annotated[str | None, Field(description="What the user did.")] = None,
+        signal: Signal | None = None,
+        title: Annotated[str | None, Field(description="A specific title.")] = None,
+        body: Annotated[str | None, Field(description="1-3 paragraphs: do or avoid.")] = None,
+        category: Literal["pattern", "gotcha", "architecture", "tooling", "prompt"] | None = None,
+        confidence: Literal["low", "medium", "high"] | None = None,
+        tags: Tags = None,
+        engine: Engine = None,
+        model: Model = None,
+        max_cost: MaxCost = None,
+        today: Today = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Store one record; the same record is never stored twice. kind=outcome (OUTCOMES.md):
+        phase, plan, agent, outcome, summary; optional task_type, tags, review_cycles,
+        escalated, trivial, blockers, cross_division, importance, branch. kind=pattern: pattern,
+        context, reuse_criteria; source, tags. kind=error: signature, fix, agent; resolved,
+        tags; a stored error whose fix failed gets this fix (action updated); engine judges a
+        close call. kind=preference: decision_point, context, proposed, user_choice, signal,
+        agent; tags. kind=learning (.mission-control/memory/): title, body, category, tags
+        (2-5), confidence; source; the same learning from another source is reinforced. Returns
+        {data: {record, action}}; kind=learning: {data: {learning, path, action}}."""
+        values = given(dict(locals()), "self", "kind", "today", "ctx", *LLM_ARGUMENTS)
+        if "phase" in values:
+            values["phase"] = phase_text(values["phase"])
+        run = self.runner
+
+        def build() -> CommandResult:
+            c = run.common(today)
+            llm = None
+            if kind == "error":
+                llm = LazySession(c, engine, model, max_cost, client_of(ctx))
+            elif given({"engine": engine, "model": model, "max_cost": max_cost}):
+                values.update(given({"engine": engine, "model": model, "max_cost": max_cost}))
+            return memory.store_result(c, kind, values, llm, today)
+
+        return run.run(build)
+
+    def memory_summary(
+        self,
+        view: Annotated[
+            Literal["briefing", "signals", "agent_scores", "archetypes"],
+            Field(description="See the tool's description."),
+        ] = "briefing",
+        task_types: TaskTypes = None,
+        agents: Annotated[tuple[str, ...] | None, Field(description="Candidate agents.")] = None,
+        branch: Branch = None,
+        detail: Detail = "concise",
         today: Today = None,
     ) -> dict[str, Any]:
-        """Recall outcomes scored by importance x recency (section 4), like `legion-llm outcomes
-        recall --json`. Returns {data: {records: [{id, date, agent, outcome, decay_score, summary,
-        ...}], total}}; no OUTCOMES.md is an empty result, never an error."""
+        """Summarise the memory; writes nothing. view: briefing (session start), signals (for
+        planning: task_types, candidate agents), agent_scores (per agent with 2+ records;
+        task_types, branch), archetypes (per task type: success rate, volume, top agent;
+        task_types, branch). Returns view=briefing: {data: {recent_outcomes, top_agents,
+        total_records}}; view=signals: {data: {agent_scores, archetype_scores,
+        preference_boosts, patterns}}; view=agent_scores: {data: {scores: [{agent,
+        memory_score}]}}; view=archetypes: {data: {archetypes: {<task type>: {successRate,
+        topAgent}}}}."""
+        passed = given(dict(locals()), "self", "view", "detail", "today")
         run = self.runner
-        return run.run(
-            lambda: outcomes.recall_result(
-                run.common(today), list(tags), agent, task_type, limit, branch
-            )
-        )
+        return run.run(lambda: memory.summary_result(run.common(today), view, passed,
+                                                     detailed=detail == "detailed"))  # fmt: skip
 
-    def outcomes_agent_scores(
-        self, task_types: TaskTypes = (), branch: Branch = "all", today: Today = None
-    ) -> dict[str, Any]:
-        """Memory score per agent for these task types (agents with 2+ records), like `legion-llm
-        outcomes agent-scores --json`. Returns {data: {scores: [{agent, memory_score, ...}]}}."""
+    def memory_prune(self, apply: Apply = False, today: Today = None) -> dict[str, Any]:
+        """Move old, low-importance outcomes from OUTCOMES.md to ARCHIVE.md. A preview unless
+        apply=true. Returns {data: {archived, remaining, applied, report}}."""
         run = self.runner
-        return run.run(
-            lambda: outcomes.agent_scores_result(run.common(today), list(task_types), branch)
-        )
+        return run.run(lambda: outcomes.prune_result(run.common(today), not apply))
 
-    def outcomes_archetypes(
-        self, task_types: TaskTypes = (), branch: Branch = "all", today: Today = None
-    ) -> dict[str, Any]:
-        """Outcomes grouped by task type: success rate, volume, top agent (`legion-llm outcomes
-        archetypes --json`). Returns {data: {archetypes: {<task type>: {successRate, totalOutcomes,
-        avgImportance, topAgent, agents}}}}."""
+    def memory_scan(self, apply: Apply = False) -> dict[str, Any]:
+        """Find secrets already in the memory files and compacted summaries; apply=true redacts
+        them in place, else a report that writes nothing. Values are never shown. ok is false
+        while a finding is not redacted. Returns {data: {findings: [{path, line, kind}], total,
+        fixed_files, clean}}."""
         run = self.runner
-        return run.run(
-            lambda: outcomes.archetypes_result(run.common(today), list(task_types), branch)
-        )
-
-    def briefing(self, today: Today = None) -> dict[str, Any]:
-        """Session briefing (`legion-llm briefing --json`): {data: {recent_outcomes, top_agents,
-        total_records}}."""
-        run = self.runner
-        return run.run(lambda: outcomes.briefing_result(run.common(today)))
-
-    def signals(
-        self,
-        task_types: TaskTypes = (),
-        agents: Annotated[tuple[str, ...], Field(description="Candidate agent ids.")] = (),
-        today: Today = None,
-    ) -> dict[str, Any]:
-        """Everything /legion:plan needs from memory in one call (`legion-llm signals --json`):
-        {data: {agent_scores, archetype_scores, preference_boosts, patterns, claude_code}}."""
-        run = self.runner
-        return run.run(
-            lambda: knowledge.signals_result(run.common(today), list(task_types), list(agents))
-        )
-
-    def recall_topic(
-        self,
-        topic: Annotated[str, Field(min_length=1, description="What to look for.")],
-        limit: Limit = 20,
-        today: Today = None,
-    ) -> dict[str, Any]:
-        """Search every memory file for a topic (`legion-llm recall TOPIC --json`): tag match 3,
-        summary substring 2, body substring 1. Returns {data: {topic, records, total}}."""
-        run = self.runner
-        return run.run(lambda: knowledge.recall_topic_result(run.common(today), topic, limit))
-
-    def prune(
-        self,
-        dry_run: Annotated[bool, Field(description="Only show what would move.")] = False,
-        today: Today = None,
-    ) -> dict[str, Any]:
-        """Archive old, low-importance outcomes to ARCHIVE.md (section 7.5; `legion-llm prune
-        --json`). Returns {data: {archived: [ids], remaining, applied, report, ...}}."""
-        run = self.runner
-        return run.run(lambda: outcomes.prune_result(run.common(today), dry_run))
-
-    def scan(
-        self,
-        fix: Annotated[
-            bool, Field(description="Redact what is found, in place (atomic, locked).")
-        ] = False,
-    ) -> dict[str, Any]:
-        """Secrets already in the memory files and compacted summaries (`legion-llm scan
-        --json`): {data: {findings: [{path, line, kind}], total, files_scanned, fixed_files,
-        clean}}; values are never shown. ok is false while something found is not fixed."""
-        run = self.runner
-        return run.run(lambda: scan.scan_result(run.common(None), fix))
+        return run.run(lambda: scan.scan_result(run.common(None), apply))

@@ -1,5 +1,5 @@
-"""The MCP tools compact_all (submit), batch_status and batch_collect, in process through the SDK's
-own client, against the loopback fake."""
+"""The MCP tool phase_compact_batch (submit, status, collect), in process through the SDK's own
+client, against the loopback fake."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from tests.mcp.inprocess import call_tool, call_tools
 
 
 def test_compact_all_then_status_then_collect(world: World) -> None:
-    submitted = call_tool(world.root, "compact_all", {"today": "2026-11-30"})
+    submitted = call_tool(world.root, "phase_compact_batch", {"action": "submit",
+                                                              "today": "2026-11-30"})  # fmt: skip
 
     assert not submitted.is_error, submitted.text
     data = submitted.data["data"]
@@ -16,11 +17,14 @@ def test_compact_all_then_status_then_collect(world: World) -> None:
     assert data["requests"] == 2 and data["cases"]["3"]["custom_ids"] == ["phase-3-chunk-1"]
     assert world.compacted() == {} and len(world.batches.creates()) == 1
 
-    status, collected, again = call_tools(world.root, [
-        ("batch_status", {"batch_id": batch_id}),
-        ("batch_collect", {}),
-        ("batch_collect", {"batch_id": batch_id}),
+    status, unapplied, collected, again = call_tools(world.root, [
+        ("phase_compact_batch", {"batch_id": batch_id}),
+        ("phase_compact_batch", {"action": "collect"}),  # no apply: the status, nothing written
+        ("phase_compact_batch", {"action": "collect", "apply": True}),
+        ("phase_compact_batch", {"action": "collect", "batch_id": batch_id, "apply": True}),
     ])  # fmt: skip
+    assert unapplied.data["data"]["processing_status"] == "ended"
+    assert any("apply=true" in w for w in unapplied.data["warnings"])
 
     assert status.data["data"]["processing_status"] == "ended"
     outcomes = {row["case"]: row for row in collected.data["data"]["outcomes"]}
@@ -32,16 +36,17 @@ def test_compact_all_then_status_then_collect(world: World) -> None:
 
 def test_collect_of_a_batch_in_progress_says_so(make_world: MakeWorld) -> None:
     world = make_world(polls_to_end=5)
-    batch_id = call_tool(world.root, "compact_all", {"today": "2026-11-30"}).data["data"][
-        "batch_id"
-    ]
+    submitted = call_tool(world.root, "phase_compact_batch", {"action": "submit",
+                                                              "today": "2026-11-30"})  # fmt: skip
+    batch_id = submitted.data["data"]["batch_id"]
 
-    collected = call_tool(world.root, "batch_collect", {"batch_id": batch_id})
+    collected = call_tool(world.root, "phase_compact_batch", {"action": "collect",
+                                                              "batch_id": batch_id, "apply": True})  # fmt: skip
 
     assert collected.data["ok"] is False and collected.data["data"]["collected"] is False
     assert world.compacted() == {}
 
 
 def test_a_bad_batch_id_is_a_tool_error(world: World) -> None:
-    result = call_tool(world.root, "batch_status", {"batch_id": "../../etc/passwd"})
+    result = call_tool(world.root, "phase_compact_batch", {"batch_id": "../../etc/passwd"})
     assert result.is_error and "is not a batch id" in result.text

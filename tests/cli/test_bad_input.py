@@ -121,11 +121,12 @@ def test_a_learning_added_again_reinforces_the_stored_one(cli: Any, project: Pat
 
 
 MCP_REFUSED = [
-    ("outcomes_add", {"phase": "4", "plan": "04-05", "agent": "dev", "outcome": "success",
-                      "summary": "done", "importance": 9}, "importance must be 1 to 5, not 9"),
-    ("recall_topic", {"topic": "   "}, "the TOPIC to recall must not be empty"),
-    ("preferences_recall", {"signal": "bogus"}, "signal"),
-    ("learnings_extract", {"mission": "mission-1999"}, "mission-1999 is neither a folder"),
+    ("memory_store", {"kind": "outcome", "phase": "4", "plan": "04-05", "agent": "dev",
+                      "outcome": "success", "summary": "done", "importance": 9},
+     "argument 'importance' must be a whole number (at least 1, at most 5)"),
+    ("memory_recall", {"kind": "topic", "query": "   "}, "the TOPIC to recall must not be empty"),
+    ("memory_recall", {"kind": "preferences", "signal": "bogus"}, "signal"),
+    ("memory_extract_learnings", {"mission": "mission-1999"}, "mission-1999 is neither a folder"),
 ]  # fmt: skip
 
 
@@ -142,15 +143,16 @@ def test_the_mcp_tools_refuse_the_same_input(
 def test_the_mcp_learning_added_twice_is_reinforced_not_copied(project: Path) -> None:
     add = {"title": "Page by keyset", "body": "Never page by OFFSET.", "category": "pattern",
            "tags": ["db", "paging"], "confidence": "medium"}  # fmt: skip
-    first, second = call_tools(project, [("learnings_add", add),
-                                         ("learnings_add", {**add, "source": "mission-7"})])  # fmt: skip
+    add = {"kind": "learning", **add}
+    first, second = call_tools(project, [("memory_store", add),
+                                         ("memory_store", {**add, "source": "mission-7"})])  # fmt: skip
     assert first.data["data"]["action"] == "added"
     assert second.data["data"]["action"] == "reinforced"
     assert len(list((project / ".mission-control/memory").glob("*.md"))) == 1
 
 
 def test_a_mission_id_works_through_mcp(demo_project: Path) -> None:
-    result = call_tool(demo_project, "learnings_extract", {"mission": MISSION, "dry_run": True,
-                                                           "engine": "offline"})  # fmt: skip
+    result = call_tool(demo_project, "memory_extract_learnings", {"mission": MISSION,
+                                                                  "engine": "offline"})  # fmt: skip
     assert not result.is_error, result.text
     assert result.data["data"]["mission"].endswith(MISSION)

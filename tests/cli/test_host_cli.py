@@ -75,7 +75,7 @@ def test_compact_prepare_hands_over_the_prompt_and_writes_nothing(
     assert request["instructions"] == load_prompt("compact-phase").system
     assert "FX-01" in request["inputs"] and "src/fx/importer.py" in request["inputs"]
     assert set(request["schema"]["required"]) >= {"deliverables", "files", "verification"}
-    assert request["budget_tokens"] > 0 and "compact_submit" in request["submit"]
+    assert request["budget_tokens"] > 0 and "phase_compact" in request["submit"]
     assert fingerprint(demo_project) == before and not (demo_project / COMPACTED).exists()
     again = prepare(cli, demo_project, "compact", "3")
     assert again["ticket"] == request["ticket"]  # the same inputs, the same ticket

@@ -57,9 +57,9 @@ def test_a_field_at_the_bound_is_stored(cli: Any, demo_project: Path) -> None:
 
 def test_mcp_store_tools_refuse_a_huge_field_the_same_way(demo_project: Path) -> None:
     calls = [
-        ("outcomes_add", {"phase": "4", "plan": "04-05", "agent": "dev", "outcome": "success",
+        ("memory_store", {"kind": "outcome", "phase": "4", "plan": "04-05", "agent": "dev", "outcome": "success",
                           "summary": HUGE}),
-        ("learnings_add", {"title": "t", "body": HUGE, "category": "gotcha", "tags": ["a", "b"],
+        ("memory_store", {"kind": "learning", "title": "t", "body": HUGE, "category": "gotcha", "tags": ["a", "b"],
                            "confidence": "low"}),
     ]  # fmt: skip
     before = memory_bytes(demo_project)

@@ -79,5 +79,5 @@ def test_mcp_learnings_add_on_a_full_disk_returns_the_learning_in_the_error(
                  "tags": ["audit-log", "export"], "confidence": "high"}  # fmt: skip
 
     monkeypatch.setattr(os, "replace", disk_full)
-    result = call_tool(root, "learnings_add", arguments)
+    result = call_tool(root, "memory_store", {"kind": "learning", **arguments})
     assert result.is_error and "No space left on device" in result.text and BODY in result.text

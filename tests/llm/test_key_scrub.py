@@ -184,9 +184,9 @@ def test_mcp_results_and_tool_errors_carry_no_key(
     use_key(monkeypatch)
     api.post("/v1/messages").mock(return_value=reply())
     root = demo(tmp_path)
-    result = call_tool(root, "learnings_extract", {"mission": MISSION, "dry_run": True})
+    result = call_tool(root, "memory_extract_learnings", {"mission": MISSION})  # a preview
     no_fallback(monkeypatch)
-    error = call_tool(root, "compact", {"phase": "3", "dry_run": True})
+    error = call_tool(root, "phase_compact", {"phase": "3"})  # a preview
     assert not result.is_error and error.is_error
     notices = json.loads(result.text)["data"]["notices"]
     assert len(notices) == 1 and masked(notices[0])

@@ -71,22 +71,17 @@ def a_second_mission(root: Path) -> None:
 
 
 def submit(
-    tool: str, prepare: str, arguments: dict[str, Any], make: Callable[[Path], Any]
+    tool: str, arguments: dict[str, Any], make: Callable[[Path], Any], *, apply: bool = True
 ) -> Setup:
-    """A *_submit call: its ticket from the prepare tool, its proposal the offline engine's."""
+    """A submission: the ticket of the tool's engine=host request, the offline engine's answer
+    as the proposal, and `apply`."""
 
     def setup(root: Path) -> list[tuple[str, dict[str, Any]]]:
-        request = call_tool(root, prepare, arguments)
+        request = call_tool(root, tool, {**arguments, "engine": "host"})
         (proposal,) = offline_answers(root, make(root))
         ticket = request.data["data"]["ticket"]
-        return [
-            (
-                tool,
-                {"ticket": ticket, "proposal": proposal, "force": True}
-                if tool == "compact_submit"
-                else {"ticket": ticket, "proposal": proposal},
-            )
-        ]
+        extra = {"force": True} if tool == "phase_compact" else {}
+        return [(tool, {"ticket": ticket, "proposal": proposal, "apply": apply, **extra})]
 
     return setup
 
@@ -122,63 +117,82 @@ def _both(*steps: Callable[[Path], Any]) -> Callable[[Path], Any]:
 
 
 OFFLINE = {"engine": "offline"}
-# tool -> (what to do first, the call); the call's own arguments are enough for most.
-SCENARIOS: dict[str, tuple[Setup | None, dict[str, Any]]] = {
-    "outcomes_add": (None, {"phase": 4, "plan": "04-09", "agent": "dev", "outcome": "success",
-                            "summary": "shipped"}),
-    "outcomes_recall": (None, {}),
-    "outcomes_agent_scores": (None, {}),
-    "outcomes_archetypes": (None, {}),
-    "briefing": (None, {}),
-    "signals": (None, {}),
-    "recall_topic": (None, {"topic": "audit"}),
-    "prune": (None, {}),
-    "scan": (a_secret_in_outcomes, {"fix": True}),
-    "patterns_add": (None, {"pattern": "p", "context": "c", "reuse_criteria": "r"}),
-    "patterns_recall": (None, {}),
-    "errors_add": (an_unresolved_error, {"signature": "E: widget exploded", "fix": "replace it",
-                                         "agent": "dev", **OFFLINE}),
-    "errors_recall": (None, {}),
-    "errors_match": (None, {"error_text": KNOWN_ERROR, **OFFLINE}),
-    "preferences_add": (None, {"decision_point": "manual-edit", "context": "c", "proposed": "p",
-                               "user_choice": "u", "signal": "positive", "agent": "dev"}),
-    "preferences_recall": (None, {}),
-    "compact": (old_compacted, {"phase": 3, "force": True, **OFFLINE}),
-    "compact_suggest": (None, {}),
-    "verify_compaction": (lambda root: cli(root, "compact", "3", "--engine", "offline"),
-                          {"phase": 3}),
-    "phase_context": (None, {"phase": "3"}),
-    "distill": (None, {"dry_run": False, **OFFLINE}),
-    "learnings_add": (a_stored_learning, {**LEARNING, "source": "mission-7"}),
-    "learnings_load": (None, {"goal": "audit export"}),
-    "learnings_extract": (a_second_mission, {"mission": "mission-2026-06-14-again", **OFFLINE}),
-    "compact_prepare": (None, {"phase": 3}),
-    "compact_submit": (_both(old_compacted,
-                             submit("compact_submit", "compact_prepare", {"phase": 3, "force": True},
-                                    _compact_make)), {}),
-    "distill_prepare": (None, {}),
-    "distill_submit": (submit("distill_submit", "distill_prepare", {}, _distill_make), {}),
-    "learnings_extract_prepare": (None, {"mission": MISSION}),
-    "learnings_extract_submit": (_both(a_second_mission, submit(
-        "learnings_extract_submit", "learnings_extract_prepare",
-        {"mission": "mission-2026-06-14-again"}, _extract_make)), {}),
-    "compact_all": (None, {}),
-    "batch_status": (None, {"batch_id": "msgbatch_0123"}),
-    "batch_collect": (None, {"batch_id": "msgbatch_0123"}),
+STORE_OUTCOME = {"kind": "outcome", "phase": 4, "plan": "04-09", "agent": "dev",
+                 "outcome": "success", "summary": "shipped"}  # fmt: skip
+# (tool, what the case shows) -> (what to do first, the call); a merged tool has a case per kind,
+# view or route, so every way it writes is run against its hints.
+SCENARIOS: dict[tuple[str, str], tuple[Setup | None, dict[str, Any]]] = {
+    ("memory_store", "outcome"): (None, STORE_OUTCOME),
+    ("memory_store", "pattern"): (None, {"kind": "pattern", "pattern": "p", "context": "c",
+                                         "reuse_criteria": "r"}),
+    ("memory_store", "error"): (an_unresolved_error, {"kind": "error",
+                                "signature": "E: widget exploded", "fix": "replace it",
+                                "agent": "dev", **OFFLINE}),
+    ("memory_store", "preference"): (None, {"kind": "preference", "decision_point": "manual-edit",
+                                     "context": "c", "proposed": "p", "user_choice": "u",
+                                     "signal": "positive", "agent": "dev"}),
+    ("memory_store", "learning"): (a_stored_learning, {"kind": "learning", **LEARNING,
+                                                       "source": "mission-7"}),
+    **{("memory_recall", kind): (None, {"kind": kind, **extra}) for kind, extra in {
+        "outcomes": {}, "patterns": {}, "errors": {}, "preferences": {},
+        "topic": {"query": "audit"}, "learnings": {"query": "audit export"},
+        "match": {"query": KNOWN_ERROR, **OFFLINE}}.items()},
+    **{("memory_summary", view): (None, {"view": view})
+       for view in ("briefing", "signals", "agent_scores", "archetypes")},
+    ("memory_prune", "preview"): (None, {}),
+    ("memory_prune", "apply"): (None, {"apply": True}),
+    ("memory_scan", "preview"): (a_secret_in_outcomes, {}),
+    ("memory_scan", "apply"): (a_secret_in_outcomes, {"apply": True}),
+    ("phase_read", "context"): (None, {"phase": "3"}),
+    ("phase_read", "verify"): (lambda root: cli(root, "compact", "3", "--engine", "offline"),
+                               {"view": "verify", "phase": 3}),
+    ("phase_read", "pending"): (None, {"view": "pending"}),
+    ("phase_compact", "preview"): (old_compacted, {"phase": 3, "force": True, **OFFLINE}),
+    ("phase_compact", "apply"): (old_compacted, {"phase": 3, "force": True, "apply": True,
+                                                 **OFFLINE}),
+    ("phase_compact", "host request"): (None, {"phase": 3, "engine": "host"}),
+    ("phase_compact", "host submit"): (_both(old_compacted, submit(
+        "phase_compact", {"phase": 3, "force": True}, _compact_make)), {}),
+    ("phase_compact", "host submit preview"): (_both(old_compacted, submit(
+        "phase_compact", {"phase": 3, "force": True}, _compact_make, apply=False)), {}),
+    ("memory_distill_patterns", "preview"): (None, OFFLINE),
+    ("memory_distill_patterns", "apply"): (None, {"apply": True, **OFFLINE}),
+    ("memory_distill_patterns", "host request"): (None, {"engine": "host"}),
+    ("memory_distill_patterns", "host submit"): (submit("memory_distill_patterns", {},
+                                                        _distill_make), {}),
+    ("memory_extract_learnings", "preview"): (a_second_mission, {
+        "mission": "mission-2026-06-14-again", **OFFLINE}),
+    ("memory_extract_learnings", "apply"): (a_second_mission, {
+        "mission": "mission-2026-06-14-again", "apply": True, **OFFLINE}),
+    ("memory_extract_learnings", "host submit preview"): (_both(a_second_mission, submit(
+        "memory_extract_learnings", {"mission": "mission-2026-06-14-again"}, _extract_make,
+        apply=False)), {}),
+    ("memory_extract_learnings", "host request"): (None, {"mission": MISSION, "engine": "host"}),
+    ("memory_extract_learnings", "host submit"): (_both(a_second_mission, submit(
+        "memory_extract_learnings", {"mission": "mission-2026-06-14-again"}, _extract_make)), {}),
+    ("phase_compact_batch", "submit"): (None, {"action": "submit"}),
+    ("phase_compact_batch", "status"): (None, {"batch_id": "msgbatch_0123"}),
+    ("phase_compact_batch", "collect"): (None, {"action": "collect", "batch_id": "msgbatch_0123",
+                                                "apply": True}),
 }  # fmt: skip
 # Message Batches need the API: without a key these calls fail before anything is written, so
 # their hints are not shown here (tests/batch/ runs them against a fake API).
-NEEDS_THE_API = {"compact_all", "batch_status", "batch_collect"}
+NEEDS_THE_API = {"phase_compact_batch"}
+# Why each destructive tool is: the case that changes or removes what was there.
 DESTRUCTIVE_WHY = {
-    "prune": "moves rows from OUTCOMES.md to ARCHIVE.md",
-    "scan": "fix=true redacts lines in place",
-    "errors_add": "replaces the fix of a stored error",
-    "compact": "force=true replaces a COMPACTED.md",
-    "compact_submit": "force=true replaces a COMPACTED.md",
-    "learnings_add": "reinforces a stored learning in place",
-    "learnings_extract": "reinforces stored learnings in place",
-    "learnings_extract_submit": "reinforces stored learnings in place",
+    ("memory_store", "error"): "replaces the failed fix of a stored error",
+    ("memory_store", "learning"): "reinforces a stored learning in place",
+    ("memory_prune", "apply"): "moves rows from OUTCOMES.md to ARCHIVE.md",
+    ("memory_scan", "apply"): "redacts lines in place",
+    ("phase_compact", "apply"): "force=true replaces a COMPACTED.md",
+    ("phase_compact", "host submit"): "force=true replaces a COMPACTED.md",
+    ("memory_extract_learnings", "apply"): "reinforces stored learnings in place",
+    ("memory_extract_learnings", "host submit"): "reinforces stored learnings in place",
 }
+# A tool that may move or delete what is there previews unless told apply=true; memory_store
+# is the one without `apply`: it stores what it is given (a failed fix replaced, a learning
+# reinforced are that record's own update, never a move or a deletion).
+STORES = {"memory_store"}
 
 
 def tools() -> dict[str, Any]:
@@ -193,7 +207,7 @@ TOOLS = tools()
 
 
 def test_every_tool_has_a_scenario() -> None:
-    assert set(SCENARIOS) == set(TOOLS)
+    assert {tool for tool, _ in SCENARIOS} == set(TOOLS)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -216,16 +230,22 @@ def change(before: dict[str, bytes], after: dict[str, bytes]) -> str:
     return "additive"
 
 
-@pytest.mark.subprocess
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_the_hints_say_what_the_tool_writes(name: str, tmp_path: Path) -> None:
+def run_case(case: tuple[str, str], tmp_path: Path) -> tuple[Any, str]:
+    """The case's call on its own copy of the demo project: the result and what it changed."""
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-project", root)
-    setup, arguments = SCENARIOS[name]
-    calls = (setup(root) if setup else None) or [(name, arguments)]
+    setup, arguments = SCENARIOS[case]
+    calls = (setup(root) if setup else None) or [(case[0], arguments)]
     before = snapshot(root)
     [result] = call_tools(root, calls, today=DAY)
-    seen = change(before, snapshot(root))
+    return result, change(before, snapshot(root))
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("case", sorted(SCENARIOS), ids=" ".join)
+def test_the_hints_say_what_the_tool_writes(case: tuple[str, str], tmp_path: Path) -> None:
+    name = case[0]
+    result, seen = run_case(case, tmp_path)
     hints = TOOLS[name].annotations
     if name in NEEDS_THE_API:
         assert result.is_error and seen == "none"
@@ -233,7 +253,37 @@ def test_the_hints_say_what_the_tool_writes(name: str, tmp_path: Path) -> None:
     assert not result.is_error, result.text
     if hints.read_only_hint:
         assert seen == "none"
-    elif hints.destructive_hint:
-        assert seen == "destructive" and name in DESTRUCTIVE_WHY, (name, seen)
+    elif seen == "destructive":
+        assert hints.destructive_hint and case in DESTRUCTIVE_WHY, (case, seen)
     else:
-        assert seen == "additive", (name, seen)
+        assert seen in ("none", "additive"), (case, seen)
+        assert case not in DESTRUCTIVE_WHY, case  # the case that shows it did not
+
+
+def test_every_destructive_tool_has_a_case_that_shows_it() -> None:
+    for name, tool in TOOLS.items():
+        shown = {tool_name for tool_name, _ in DESTRUCTIVE_WHY}
+        assert bool(tool.annotations.destructive_hint) == (name in shown or name in NEEDS_THE_API)
+
+
+def test_a_tool_that_moves_or_deletes_previews_unless_told_to_apply() -> None:
+    """Each destructive tool but the store takes `apply` (false by default) and says so."""
+    for name, tool in TOOLS.items():
+        if not tool.annotations.destructive_hint or name in STORES:
+            continue
+        apply = tool.input_schema["properties"].get("apply")
+        assert apply is not None and apply["default"] is False, name
+        assert "apply=true" in tool.description, name
+    for case in DESTRUCTIVE_WHY:
+        if case[0] not in STORES:
+            assert SCENARIOS[case][1].get("apply") or case[1] == "host submit", case
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    "case", sorted(c for c in SCENARIOS if c[1].endswith("preview")), ids=" ".join
+)
+def test_a_preview_writes_nothing(case: tuple[str, str], tmp_path: Path) -> None:
+    result, seen = run_case(case, tmp_path)
+    assert not result.is_error, result.text
+    assert seen == "none", case

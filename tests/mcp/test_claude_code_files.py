@@ -21,7 +21,8 @@ from tests.conftest import REPO
 INTEGRATION = REPO / "integrations/claude-code"
 SKILLS = sorted(INTEGRATION.glob("skills/*/SKILL.md"))
 COMMAND = re.compile(r"`(legion-llm [^`]+)`")
-MCP_TOOL = re.compile(r"MCP tool `([a-z_]+)`")
+MCP_TOOL = re.compile(r"MCP `([a-z_]+)`")
+MCP_CHOICE = re.compile(r"MCP `([a-z_]+)` `(kind|view): \"([a-z_]+)\"`")
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 SHELL = {"|", "||", "&&", ";", "<", ">", "2>&1"}
 
@@ -69,9 +70,13 @@ def test_every_command_line_parses_against_the_cli(skill: str, line: str, cli: A
 
 
 def test_every_mcp_tool_named_in_the_skills_exists(tmp_path: Path) -> None:
-    tools = {tool.name for tool in anyio.run(build_server(tmp_path).list_tools)}
+    listed = {tool.name: tool for tool in anyio.run(build_server(tmp_path).list_tools)}
     named = {name for skill in SKILLS for name in MCP_TOOL.findall(skill.read_text())}
-    assert named and named <= tools, named - tools
+    assert named and named <= set(listed), named - set(listed)
+    choices = [c for skill in SKILLS for c in MCP_CHOICE.findall(skill.read_text())]
+    assert choices  # `kind: "outcome"`, `view: "signals"`: a value the tool takes
+    for tool, argument, value in choices:
+        assert value in listed[tool].input_schema["properties"][argument]["enum"], (tool, value)
 
 
 @pytest.mark.parametrize("skill", SKILLS, ids=lambda p: p.parent.name)

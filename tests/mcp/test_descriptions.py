@@ -1,7 +1,9 @@
 """Each tool's description says what the tool returns, and a real call returns it: the fields a
-description documents (`{data: {records: [{id, date, ...}], total}}`) are compared with the
-object one call of the tool returns (the calls of tests/mcp/test_annotations.py). Descriptions
-reach the client on one line, without the docstrings' runs of spaces."""
+description documents (`{data: {records: [{id, date, ...}], total}}`, or `kind=match: {data:
+...}` for one kind, view or route of a merged tool) are compared with the object one call of
+each case returns (the cases of tests/mcp/test_annotations.py). Descriptions reach the client
+on one line, stand alone (no section numbers of a spec that is not shipped) and name arguments,
+not CLI options."""
 
 from __future__ import annotations
 
@@ -14,19 +16,38 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tests.mcp.inprocess import call_tools
-from tests.mcp.test_annotations import DAY, NEEDS_THE_API, SCENARIOS, TOOLS
+from tests.mcp.test_annotations import NEEDS_THE_API, SCENARIOS, TOOLS, run_case
 
 Tree = dict[str, Any] | list[Any] | None
 _NAME = re.compile(r"\s*(\.\.\.|<[^>]+>|[A-Za-z_][\w.]*)\s*")
 
 
-def documented(description: str) -> Tree:
-    """The shape a description documents: the first `{ok, ...}` or `{data: ...}` in it."""
-    found = re.search(r"\{(ok|data)\b", description)
-    if found is None:
-        return None
-    tree, _ = _parse(description, found.start())
+def documented(description: str, selector: str | None = None) -> Tree:
+    """The shape a description documents: the one after `selector: ` (e.g. `kind=match: {data:
+    ...}`) when it has one, else the first `{ok, ...}` or `{data: ...}` in it."""
+    start = -1
+    if selector is not None:
+        start = description.find(f"{selector}: {{")
+        start = start + len(selector) + 2 if start >= 0 else -1
+    if start < 0:
+        found = re.search(r"\{(ok|data)\b", description)
+        if found is None:
+            return None
+        start = found.start()
+    tree, _ = _parse(description, start)
     return tree
+
+
+MERGED = {"memory_recall": "kind", "memory_store": "kind", "memory_summary": "view",
+          "phase_read": "view"}  # fmt: skip
+
+
+def selector(case: tuple[str, str]) -> str | None:
+    """The part of a tool's description that documents this case's answer."""
+    tool, label = case
+    if tool in MERGED:
+        return f"{MERGED[tool]}={label}"
+    return "engine=host" if label == "host request" else None
 
 
 def _parse(text: str, i: int) -> tuple[Tree, int]:
@@ -98,26 +119,37 @@ def test_the_shape_parser_reads_what_the_descriptions_write() -> None:
 
 
 @pytest.mark.subprocess
-@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - NEEDS_THE_API))
-def test_every_documented_field_is_in_a_real_result(name: str, tmp_path: Path) -> None:
-    shape = documented(TOOLS[name].description)
-    assert shape is not None, f"{name}'s description does not say what it returns"
-    root = tmp_path / "demo"
-    shutil.copytree(FIXTURES / "demo-project", root)
-    setup, arguments = SCENARIOS[name]
-    calls = (setup(root) if setup else None) or [(name, arguments)]
-    [result] = call_tools(root, calls, today=DAY)
+@pytest.mark.parametrize(
+    "case", sorted(c for c in SCENARIOS if c[0] not in NEEDS_THE_API), ids=" ".join
+)
+def test_every_documented_field_is_in_a_real_result(case: tuple[str, str], tmp_path: Path) -> None:
+    shape = documented(TOOLS[case[0]].description, selector(case))
+    assert shape is not None, f"{case[0]}'s description does not say what it returns"
+    result, _ = run_case(case, tmp_path)
     assert not result.is_error, result.text
-    assert missing(shape, result.data) == [], name
+    assert missing(shape, result.data) == [], case
+
+
+ARGUMENTS = {argument for tool in TOOLS.values() for argument in tool.input_schema["properties"]}
+
+
+def test_descriptions_stand_alone_and_speak_in_argument_names() -> None:
+    for name, tool in TOOLS.items():
+        text = tool.description
+        assert not re.search(r"\bsection \d", text, re.IGNORECASE), name  # a spec not shipped
+        assert not re.search(r"(?<![\w-])--[a-z]", text), name  # a CLI flag, not an argument
+        assert "legion-llm " not in text, name  # a command line, not this tool
+        for named in re.findall(r"\b([a-z_]+)=", text):  # apply=true, kind=match, engine=host
+            assert named in ARGUMENTS, (name, named)  # this tool's, or the one it points to
 
 
 def test_errors_name_arguments_not_cli_flags(tmp_path: Path) -> None:
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-project", root)
     first, again, dated = call_tools(root, [
-        ("compact", {"phase": 3, "engine": "offline"}),
-        ("compact", {"phase": 3.0, "engine": "offline"}),  # a number, as the description's 3
-        ("briefing", {"today": "soon"}),
+        ("phase_compact", {"phase": 3, "engine": "offline", "apply": True}),
+        ("phase_compact", {"phase": 3.0, "engine": "offline", "apply": True}),  # 3 as a number
+        ("memory_summary", {"today": "soon"}),
     ])  # fmt: skip
     assert not first.is_error and again.is_error and dated.is_error
     assert again.text.endswith("03-COMPACTED.md exists; pass force=true to replace it")
@@ -130,16 +162,12 @@ def test_fixed_choices_are_enums_in_the_schemas() -> None:
         parts = schema.get("anyOf", [schema])
         return [v for part in parts for v in part.get("enum", [part.get("const")]) if v]
 
-    assert values("outcomes_add", "outcome") == ["success", "partial", "failed"]
-    assert values("preferences_add", "signal") == ["positive", "negative", "corrective"]
-    assert values("learnings_add", "confidence") == ["low", "medium", "high"]
-    assert "all" in values("preferences_recall", "decision_point")
-    for tool in (
-        "compact",
-        "verify_compaction",
-        "phase_context",
-        "compact_prepare",
-        "outcomes_add",
-    ):
-        kinds = {p.get("type") for p in TOOLS[tool].input_schema["properties"]["phase"]["anyOf"]}
+    assert values("memory_store", "outcome") == ["success", "partial", "failed"]
+    assert values("memory_store", "signal") == ["positive", "negative", "corrective"]
+    assert values("memory_store", "confidence") == ["low", "medium", "high"]
+    assert "all" in values("memory_recall", "decision_point")
+    assert "host" in values("phase_compact", "engine")
+    for tool in ("phase_compact", "phase_read", "memory_store"):
+        schema = TOOLS[tool].input_schema["properties"]["phase"]
+        kinds = {p.get("type") for p in schema["anyOf"]}
         assert {"string", "integer", "number"} <= kinds, tool

@@ -96,7 +96,7 @@ def test_every_malformed_line_gets_an_error_reply_and_the_server_keeps_serving(r
                                     "message": "Invalid Request: not a JSON-RPC 2.0 message"}  # fmt: skip
     raw.send("[1, 2, 3]")
     assert raw.reply()["error"]["code"] == -32600
-    briefing = raw.call(2, "briefing", {"today": "2026-06-15"})
+    briefing = raw.call(2, "memory_summary", {"today": "2026-06-15"})
     assert briefing["id"] == 2 and not briefing["result"].get("isError")
     assert json.loads(briefing["result"]["content"][0]["text"])["ok"] is True
 
@@ -106,26 +106,30 @@ def test_a_20_mb_summary_is_refused_with_a_clear_error_and_nothing_is_stored(
 ) -> None:
     outcomes = tmp_path / "demo/.planning/memory/OUTCOMES.md"
     before = outcomes.read_bytes()
-    record = {"phase": "4", "plan": "04-05", "agent": "dev", "outcome": "success"}
-    huge = raw.call(3, "outcomes_add", {**record, "summary": "x" * 20_000_000})
+    record = {"kind": "outcome", "phase": "4", "plan": "04-05", "agent": "dev",
+              "outcome": "success"}  # fmt: skip
+    huge = raw.call(3, "memory_store", {**record, "summary": "x" * 20_000_000})
     assert huge["id"] == 3 and huge["result"]["isError"] is True
     text = huge["result"]["content"][0]["text"]
     assert "summary" in text and "at most 1,000,000 characters" in text
-    stored = raw.call(4, "outcomes_add", {**record, "summary": "s" * 30_000})
+    stored = raw.call(4, "memory_store", {**record, "summary": "s" * 30_000})
     assert "at most 20,000 characters" in stored["result"]["content"][0]["text"]
     assert outcomes.read_bytes() == before
-    goal = raw.call(5, "learnings_load", {"goal": "g" * 1_000_001})
-    assert goal["result"]["isError"] is True and "goal" in goal["result"]["content"][0]["text"]
-    tags = raw.call(6, "outcomes_recall", {"tags": ["t" * 600_000, "u" * 600_000]})
+    goal = raw.call(5, "memory_recall", {"kind": "learnings", "query": "g" * 1_000_001})
+    assert goal["result"]["isError"] is True and "query" in goal["result"]["content"][0]["text"]
+    tags = raw.call(6, "memory_recall", {"kind": "outcomes",
+                                          "tags": ["t" * 600_000, "u" * 600_000]})  # fmt: skip
     assert tags["result"]["isError"] is True  # the strings in a list count together
-    assert raw.call(7, "briefing", {"today": "2026-06-15"})["result"].get("isError") is not True
+    assert (
+        raw.call(7, "memory_summary", {"today": "2026-06-15"})["result"].get("isError") is not True
+    )
 
 
 def test_a_client_that_closes_stdin_after_its_requests_gets_every_answer(tmp_path: Path) -> None:
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-project", root)
     calls = [{"jsonrpc": "2.0", "id": n, "method": "tools/call",
-              "params": {"name": "briefing", "arguments": {}}} for n in range(2, 8)]  # fmt: skip
+              "params": {"name": "memory_summary", "arguments": {}}} for n in range(2, 8)]  # fmt: skip
     lines = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls,
              {"jsonrpc": "2.0", "id": 10, "method": "tools/list"}]  # fmt: skip
     done = subprocess.run(

@@ -38,10 +38,13 @@ def escapes(root: Path, outside: Path, mission: Path) -> list[tuple[str, dict[st
                    f"{PHASE}", "~/../../" + str(outside / PHASE), ".planning/phases/04-linked-out"]  # fmt: skip
     calls: list[tuple[str, dict[str, Any]]] = []
     for spec in phase_specs:
-        calls += [("compact", {"phase": spec, "today": TODAY, "force": True}),
-                  ("verify_compaction", {"phase": spec}), ("phase_context", {"phase": spec})]  # fmt: skip
+        calls += [("phase_compact", {"phase": spec, "today": TODAY, "force": True, "apply": True}),
+                  ("phase_compact", {"phase": spec, "engine": "host"}),
+                  ("phase_read", {"view": "verify", "phase": spec}),
+                  ("phase_read", {"phase": spec})]  # fmt: skip
     for folder in ["../outside-mission", str(mission), f"{PHASE}/../../../../outside-mission"]:
-        calls.append(("learnings_extract", {"mission": folder, "today": TODAY}))
+        calls += [("memory_extract_learnings", {"mission": folder, "today": TODAY, "apply": True}),
+                  ("memory_extract_learnings", {"mission": folder, "engine": "host"})]  # fmt: skip
     return calls
 
 
@@ -54,9 +57,9 @@ def test_no_argument_reaches_outside_the_root(tmp_path: Path) -> None:
         messages = []
         for name, arguments in attempts:
             messages.append(await calls.error(name, **arguments))
-            assert (await calls.ok("compact_suggest"))["ok"] is True  # still serving
+            assert (await calls.ok("phase_read", view="pending"))["ok"] is True  # still serving
         title = "../../../../escape/../" + str(tmp_path / "written-outside")
-        added = await calls.ok("learnings_add", title=title, body="Stay inside the root.",
+        added = await calls.ok("memory_store", kind="learning", title=title, body="Stay inside the root.",
                                category="gotcha", tags=["paths", "safety"],
                                confidence="high", today=TODAY)  # fmt: skip
         return messages, added
@@ -76,7 +79,7 @@ def test_relative_names_mean_the_root_not_the_folder_the_server_started_in(tmp_p
     started_in = outside / ".planning/phases"  # holds a phase folder with the same name
 
     async def scenario(calls: Calls) -> dict[str, Any]:
-        return await calls.ok("phase_context", phase="03-billing-exports")
+        return await calls.ok("phase_read", phase="03-billing-exports")
 
     context = with_server(root, started_in, scenario)
     assert context["data"]["folder"] == PHASE  # relative: inside the root

@@ -47,7 +47,7 @@ class Client:
 
 def compact(root: Path, cwd: Path, client: Client | None, **arguments: Any) -> dict[str, Any]:
     async def scenario(calls: Calls) -> dict[str, Any]:
-        return await calls.ok("compact", phase="3", today=TODAY, **arguments)
+        return await calls.ok("phase_compact", phase="3", apply=True, today=TODAY, **arguments)
 
     return with_server(root, cwd, scenario, env=AUTO, sampling_callback=client)
 
@@ -94,7 +94,11 @@ def test_unusable_answers_fall_back_to_offline_with_a_notice(tmp_path: Path) -> 
     result = compact(root, cwd, client)
     data = result["data"]
     assert data["engine"] == "offline" and data["fell_back"] is True and data["written"]
-    assert any("was unusable" in w for w in result["warnings"])
+    unusable = [w for w in result["warnings"] if "was unusable" in w]
+    assert unusable and all(
+        w.startswith("notice: the MCP client's model's answer") for w in unusable
+    )
+    assert not any("Claude" in w for w in result["warnings"])  # the client's model, not Claude
 
 
 def test_a_refused_sampling_request_falls_back(tmp_path: Path) -> None:
@@ -112,7 +116,7 @@ def test_a_client_without_sampling_gets_offline_and_the_host_tools(tmp_path: Pat
     assert HOST_NOTICE in result["warnings"]
 
     async def forced(calls: Calls) -> str:
-        return await calls.error("compact", phase="3", engine="sampling", dry_run=True)
+        return await calls.error("phase_compact", phase="3", engine="sampling")
 
     message = with_server(root, cwd, forced, env=AUTO)
     assert message.endswith("this MCP client does not declare the sampling capability")

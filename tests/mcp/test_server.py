@@ -20,13 +20,9 @@ TODAY = "2026-06-15"
 MISSION = ".mission-control/missions/archive/mission-2026-06-12-audit-export"
 LEARNINGS = ".mission-control/memory"
 TOOLS = {
-    "outcomes_add", "outcomes_recall", "outcomes_agent_scores", "outcomes_archetypes", "briefing",
-    "signals", "recall_topic", "prune", "patterns_add", "patterns_recall", "errors_add",
-    "errors_recall", "errors_match", "preferences_add", "preferences_recall", "compact",
-    "compact_suggest", "verify_compaction", "phase_context", "distill", "learnings_add",
-    "learnings_load", "learnings_extract", "compact_prepare", "compact_submit", "distill_prepare",
-    "distill_submit", "learnings_extract_prepare", "learnings_extract_submit", "scan",
-    "compact_all", "batch_status", "batch_collect",
+    "memory_recall", "memory_store", "memory_summary", "memory_prune", "memory_scan",
+    "phase_read", "phase_compact", "memory_distill_patterns", "memory_extract_learnings",
+    "phase_compact_batch",
 }  # fmt: skip
 RECORD = {"phase": "4", "plan": "04-03", "agent": "engineering-security-engineer",
           "outcome": "success", "summary": "Audit export signed with the hash chain head",
@@ -59,20 +55,21 @@ def test_lists_every_tool_with_typed_schemas(tmp_path: Path) -> None:
 
     tools = with_server(copy_demo(tmp_path, "demo"), elsewhere(tmp_path), scenario)
     assert set(tools) == TOOLS
-    add = tools["outcomes_add"].input_schema  # flat, like every tool; fields of the CLI's dataclass
-    assert set(add["required"]) == {"phase", "plan", "agent", "outcome", "summary"}
-    assert set(add["properties"]) == {f.name for f in fields(OutcomeInput)} | {"today"}
-    assert add["properties"]["review_cycles"]["default"] == 1
-    assert add["properties"]["tags"]["type"] == "array" and "$defs" not in add
-    assert tools["distill"].input_schema["properties"]["dry_run"]["default"] is True
-    assert tools["compact"].input_schema["properties"]["dry_run"]["default"] is False
-    assert tools["outcomes_recall"].input_schema["properties"]["limit"]["minimum"] == 1
-    signal = tools["preferences_add"].input_schema["properties"]["signal"]
+    store = tools["memory_store"].input_schema  # flat: every kind's fields, the kind's own checked
+    assert store["required"] == ["kind"] and store["additionalProperties"] is False
+    assert {f.name for f in fields(OutcomeInput)} <= set(store["properties"])
+    assert store["properties"]["tags"]["type"] == "array" and "$defs" not in store
+    assert "title" not in store["properties"]["plan"]  # no generated titles
+    for tool in ("memory_distill_patterns", "phase_compact", "memory_prune", "memory_scan"):
+        assert tools[tool].input_schema["properties"]["apply"]["default"] is False, tool
+    limit = tools["memory_recall"].input_schema["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"]) == (0, 1000)
+    signal = tools["memory_store"].input_schema["properties"]["signal"]
     assert signal["enum"] == ["positive", "negative", "corrective"]
-    assert tools["outcomes_recall"].annotations.read_only_hint is True
-    assert tools["outcomes_add"].annotations.read_only_hint is False
-    assert tools["outcomes_add"].annotations.destructive_hint is False  # appends only
-    assert tools["prune"].annotations.destructive_hint is True  # moves rows to ARCHIVE.md
+    assert tools["memory_recall"].annotations.read_only_hint is True
+    assert tools["memory_store"].annotations.read_only_hint is False
+    assert tools["memory_distill_patterns"].annotations.destructive_hint is False  # appends only
+    assert tools["memory_prune"].annotations.destructive_hint is True  # moves rows to ARCHIVE.md
     assert all(tool.description for tool in tools.values())
 
 
@@ -81,12 +78,21 @@ def test_store_then_recall_give_the_same_json_as_the_cli(tmp_path: Path, cli: An
 
     async def scenario(calls: Calls) -> dict[str, Any]:
         return {
-            "add": await calls.ok("outcomes_add", **RECORD, today=TODAY),
-            "recall": await calls.ok("outcomes_recall", tags=["audit-log"], today=TODAY),
-            "briefing": await calls.ok("briefing", today=TODAY),
-            "signals": await calls.ok("signals", task_types=["backend"], today=TODAY),
+            "add": await calls.ok("memory_store", kind="outcome", **RECORD, today=TODAY),
+            "recall": await calls.ok(
+                "memory_recall", kind="outcomes", tags=["audit-log"], detail="detailed", today=TODAY
+            ),
+            "briefing": await calls.ok("memory_summary", detail="detailed", today=TODAY),
+            "signals": await calls.ok(
+                "memory_summary",
+                view="signals",
+                task_types=["backend"],
+                detail="detailed",
+                today=TODAY,
+            ),
             "pattern": await calls.ok(
-                "patterns_add",
+                "memory_store",
+                kind="pattern",
                 pattern="Hash-chain every audit row",
                 context="Phase 4",
                 reuse_criteria="Any tamper-evident log",
@@ -94,10 +100,16 @@ def test_store_then_recall_give_the_same_json_as_the_cli(tmp_path: Path, cli: An
                 tags=["audit-log"],
                 today=TODAY,
             ),
-            "patterns": await calls.ok("patterns_recall", tags=["audit-log"], today=TODAY),
-            "distill": await calls.ok("distill", today=TODAY),  # a dry run by default
-            "extract": await calls.ok("learnings_extract", mission=MISSION, today=TODAY),
-            "load": await calls.ok("learnings_load", goal="Export the audit log"),
+            "patterns": await calls.ok(
+                "memory_recall", kind="patterns", tags=["audit-log"], detail="detailed", today=TODAY
+            ),
+            "distill": await calls.ok("memory_distill_patterns", today=TODAY),  # a preview
+            "extract": await calls.ok(
+                "memory_extract_learnings", mission=MISSION, apply=True, today=TODAY
+            ),
+            "load": await calls.ok(
+                "memory_recall", kind="learnings", query="Export the audit log", detail="detailed"
+            ),
         }
 
     got = with_server(root, elsewhere(tmp_path), scenario)
@@ -130,21 +142,26 @@ def test_errors_match_and_compact_dry_run_on_a_phase_fixture(tmp_path: Path, cli
     compacted = root / ".planning/phases/03-billing-exports/03-COMPACTED.md"
 
     async def scenario(calls: Calls) -> dict[str, Any]:
-        dry = await calls.ok("compact", phase="3", dry_run=True, today=TODAY)
+        dry = await calls.ok("phase_compact", phase="3", today=TODAY)  # a preview
         assert not compacted.exists()
         return {
             "dry": dry,
-            "real": await calls.ok("compact", phase="03-billing-exports", today=TODAY),
-            "verify": await calls.ok("verify_compaction", phase="3"),
-            "context": await calls.ok("phase_context", phase="3"),
+            "real": await calls.ok(
+                "phase_compact", phase="03-billing-exports", apply=True, today=TODAY
+            ),
+            "verify": await calls.ok("phase_read", view="verify", phase="3"),
+            "context": await calls.ok("phase_read", phase="3"),
             "add": await calls.ok(
-                "errors_add",
+                "memory_store",
+                kind="error",
                 signature=ERROR,
                 fix="pip install requests",
                 agent="engineering-backend-architect",
                 today=TODAY,
             ),
-            "match": await calls.ok("errors_match", error_text=SAME_ERROR, today=TODAY),
+            "match": await calls.ok(
+                "memory_recall", kind="match", query=SAME_ERROR, detail="detailed", today=TODAY
+            ),
         }
 
     got = with_server(root, elsewhere(tmp_path), scenario)
@@ -166,17 +183,18 @@ def test_errors_match_and_compact_dry_run_on_a_phase_fixture(tmp_path: Path, cli
 
 def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Path) -> None:
     root = copy_demo(tmp_path, "demo")
+    outcome = {"kind": "outcome", **RECORD}
     bad_calls: list[tuple[str, dict[str, Any], str]] = [
-        ("outcomes_add", {**RECORD, "outcome": "won"},
-         "argument 'outcome' must be one of success, partial or failed, not 'won'"),
-        ("outcomes_add", {"phase": "4"}, "argument 'plan' is required (a string)"),
-        ("outcomes_add", {"record": RECORD}, "argument 'phase' is required"),  # the old nested form
-        ("outcomes_recall", {"limit": 0},
-         "argument 'limit' must be a whole number (at least 1), not 0"),
-        ("briefing", {"today": "yesterday"}, "today must be a date like 2026-03-01"),
-        ("compact", {"phase": "9"}, "no folder for phase 9"),
-        ("verify_compaction", {"phase": "4"}, "no folder for phase 4"),
-        ("learnings_load", {"goal": ""}, "argument 'goal' must be a string of at least 1"),
+        ("memory_store", {**outcome, "outcome": "won"},
+         "argument 'outcome' must be one of success, partial or failed (or null), not 'won'"),
+        ("memory_store", {"kind": "outcome", "phase": "4"}, "kind=outcome needs plan"),
+        ("memory_store", {"record": RECORD}, "unknown argument 'record'"),  # the old nested form
+        ("memory_recall", {"kind": "outcomes", "limit": 0}, "limit must be 1 or more"),
+        ("memory_summary", {"today": "yesterday"}, "today must be a date like 2026-03-01"),
+        ("phase_compact", {"phase": "9"}, "no folder for phase 9"),
+        ("phase_read", {"view": "verify", "phase": "4"}, "no folder for phase 4"),
+        ("memory_recall", {"kind": "learnings", "query": ""},
+         "argument 'query' must be a string of at least 1"),
         ("no_such_tool", {}, "no_such_tool"),
     ]  # fmt: skip
 
@@ -184,7 +202,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Pa
         messages = []
         for name, arguments, _ in bad_calls:
             messages.append(await calls.error(name, **arguments))
-            assert (await calls.ok("briefing", today=TODAY))["ok"] is True  # still serving
+            assert (await calls.ok("memory_summary", today=TODAY))["ok"] is True  # still serving
         return messages
 
     messages = with_server(root, elsewhere(tmp_path), scenario)

@@ -25,23 +25,23 @@ def test_every_store_tool_redacts_and_scan_then_finds_nothing(tmp_path: Path) ->
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-project", root)
     (tmp_path / "cwd").mkdir()
-    record = {"phase": "4", "plan": "04-03", "agent": "dev", "outcome": "success",
+    record = {"kind": "outcome", "phase": "4", "plan": "04-03", "agent": "dev", "outcome": "success",
               "summary": SECRETS, "tags": ["secrets"]}  # fmt: skip
 
     async def scenario(calls: Calls) -> dict[str, Any]:
         return {
-            "outcome": await calls.ok("outcomes_add", **record, today=TODAY),
-            "pattern": await calls.ok("patterns_add", pattern=sample("jwt").text,
+            "outcome": await calls.ok("memory_store", **record, today=TODAY),
+            "pattern": await calls.ok("memory_store", kind="pattern", pattern=sample("jwt").text,
                                       context=SECRETS, reuse_criteria="always", today=TODAY),
-            "error": await calls.ok("errors_add", signature=sample("password").text,
+            "error": await calls.ok("memory_store", kind="error", signature=sample("password").text,
                                     fix=SECRETS, agent="dev", engine="offline", today=TODAY),
-            "preference": await calls.ok("preferences_add", decision_point="review-verdict",
+            "preference": await calls.ok("memory_store", kind="preference", decision_point="review-verdict",
                                          context=SECRETS, proposed="merge", user_choice="merged",
                                          signal="positive", agent="dev", today=TODAY),
-            "learning": await calls.ok("learnings_add", title="CI token leak", body=SECRETS,
+            "learning": await calls.ok("memory_store", kind="learning", title="CI token leak", body=SECRETS,
                                        category="gotcha", tags=["ci", "secrets"],
                                        confidence="medium"),
-            "scan": await calls.ok("scan"),
+            "scan": await calls.ok("memory_scan"),
             "tools": [tool.input_schema for tool in (await calls.session.list_tools()).tools],
         }  # fmt: skip
 
@@ -66,7 +66,8 @@ def test_scan_tool_lists_and_fixes_hand_written_secrets(tmp_path: Path) -> None:
     errors.write_text(errors.read_text(encoding="utf-8") + f"\n{SAMPLES[0].text}\n", "utf-8")
 
     async def scenario(calls: Calls) -> list[dict[str, Any]]:
-        return [await calls.ok("scan"), await calls.ok("scan", fix=True), await calls.ok("scan")]
+        return [await calls.ok("memory_scan"), await calls.ok("memory_scan", apply=True),
+                await calls.ok("memory_scan")]  # fmt: skip
 
     listed, fixed, after = with_server(root, tmp_path / "cwd", scenario)
     assert listed["ok"] is False and listed["data"]["findings"][0]["kind"] == "github-token"

@@ -27,7 +27,7 @@ def distill_maker(catalog: Path | None) -> MakeStep:
 
         keep = {"today": c.today.isoformat(), "catalog": given}
         return HostStep("distill", "distill", keep, run, _skipped_patterns,
-                        submit_cli="legion-llm distill", submit_tool="distill_submit")  # fmt: skip
+                        submit_cli="legion-llm distill", submit_tool="memory_distill_patterns")  # fmt: skip
 
     return make
 

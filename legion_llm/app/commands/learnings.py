@@ -114,7 +114,7 @@ def extract_maker(folder: Path, now: str) -> MakeStep:
         keep = {"mission": where, "now": stamp, "today": c.today.isoformat()}
         return HostStep("learnings extract", where, keep, run, _rejected,
                         submit_cli=f"legion-llm learnings extract {where}",
-                        submit_tool="learnings_extract_submit")  # fmt: skip
+                        submit_tool="memory_extract_learnings")  # fmt: skip
 
     return make
 

@@ -49,7 +49,7 @@ def compact_maker(found: Phase, force: bool) -> MakeStep:
 
         return HostStep("compact", f"phase {found.key}",
                         {"phase": found.key, "force": forced, "today": c.today.isoformat()}, run,
-                        submit_cli=f"legion-llm compact {found.key}", submit_tool="compact_submit")  # fmt: skip
+                        submit_cli=f"legion-llm compact {found.key}", submit_tool="phase_compact")  # fmt: skip
 
     return make
 
