@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from legion_llm.app.result import envelope, secret_free
 from legion_llm.cli import COMMANDS
-from legion_llm.cli.render import echo, stderr_line
+from legion_llm.cli.render import StdoutClosed, echo, stderr_line, stdout_closed
 from legion_llm.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -90,9 +90,13 @@ def run(argv: list[str], *, fast: bool = True, plugins: tuple[Plugin, ...] = ())
         if code is None:
             code = _typer_run(args, as_json, plugins)
         sys.stdout.flush()  # a closed pipe is found here, not when the interpreter exits
-    except BrokenPipeError:  # the reader stopped (`| head`): end quietly, as other tools do
-        _stdout_to_devnull()
-        code = EXIT_OK
+    except BrokenPipeError as exc:  # stdout's reader stopped (`| head`): end quietly, exit 0,
+        code = EXIT_OK  # as other tools do; a pipe to another program that closed is an error
+        if stdout_closed(exc):
+            _stdout_to_devnull()
+        else:
+            stderr_line(f"error: {exc.strerror or exc}")
+            code = EXIT_BAD_INPUT
     except LegionError as exc:
         code = _fail(exc, args, as_json, plugins)
     except KeyboardInterrupt:
@@ -166,7 +170,7 @@ def _typer_run(args: list[str], as_json: bool, plugins: tuple[Plugin, ...]) -> A
         return command.main(args=args, prog_name="legion-llm", standalone_mode=False)
     except SystemExit as exc:  # typer draws help with rich, whose console ends the program
         if exc.code == 1:  # with exit 1 when the reader is gone (nothing else here exits)
-            raise BrokenPipeError from exc
+            raise StdoutClosed from exc
         raise
     except NoArgsIsHelpError as exc:  # a bare group: its help is the answer, no error line
         shown = exc.format_message()  # empty when typer has printed its rich help already

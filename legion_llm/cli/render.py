@@ -29,6 +29,24 @@ if TYPE_CHECKING:
     from legion_llm.app.context import Bar
 
 
+class StdoutClosed(BrokenPipeError):
+    """Standard output's reader has gone (`legion-llm ... | head`): the command ends quietly."""
+
+
+def stdout_closed(exc: BaseException) -> bool:
+    """Was this closed pipe standard output (not a pipe to another program)?"""
+    if isinstance(exc, StdoutClosed):
+        return True
+    import select
+
+    try:  # a pipe whose reader has gone polls as an error (POLLERR) on its writing end
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll, no file descriptor (a test)
+        return False
+
+
 def stderr_line(text: str) -> None:
     print(notice_line(text), file=sys.stderr, flush=True)
 
@@ -187,14 +205,14 @@ def plain(text: str) -> str:
 
 def _console() -> Console:
     """A terminal gets its own width; a pipe or file gets 140 columns instead of rich's 80. A
-    pipe whose reader has gone raises BrokenPipeError (cli/app.py ends quietly), where rich's own
+    pipe whose reader has gone raises StdoutClosed (cli/app.py ends quietly), where rich's own
     console would end the program with exit 1."""
     from rich.console import Console
 
     class PipeConsole(Console):
         def on_broken_pipe(self) -> None:
             self.quiet = True
-            raise BrokenPipeError
+            raise StdoutClosed
 
     console = PipeConsole(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:

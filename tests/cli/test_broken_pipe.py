@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +33,18 @@ def test_a_pipe_closed_early_ends_quietly(demo_project: Path, words: list[str]) 
         stderr = process.stderr.read().decode()
     assert process.wait(timeout=60) == 0, stderr
     assert stderr == ""
+
+
+def test_another_programs_closed_pipe_is_still_an_error(
+    cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only standard output's reader going away ends quietly: a pipe to another program (a
+    `claude` that died) that closes is said, exit 1."""
+    from legion_llm.app.commands import outcomes
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(outcomes, "recall_result", broken)
+    result = cli("outcomes", "recall", "--root", project)
+    assert result.exit_code == 1 and result.stderr == "error: Broken pipe\n"
