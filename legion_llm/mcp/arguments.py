@@ -50,7 +50,8 @@ def accepts_text(schema: Mapping[str, Any]) -> str:
             merged = _merged_enums(schema[key])
             text = merged or " or ".join(dict.fromkeys(parts))
             nullable = any(part.get("type") == "null" for part in schema[key])
-            return text + (" (or null)" if nullable else "")
+            optional = "default" in schema and schema["default"] is None  # null: left out
+            return text + (" (or null)" if nullable and not optional else "")
     kind = schema.get("type")
     if kind == "string":
         least = schema.get("minLength")

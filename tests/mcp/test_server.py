@@ -186,7 +186,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Pa
     outcome = {"kind": "outcome", **RECORD}
     bad_calls: list[tuple[str, dict[str, Any], str]] = [
         ("memory_store", {**outcome, "outcome": "won"},
-         "argument 'outcome' must be one of success, partial or failed (or null), not 'won'"),
+         "argument 'outcome' must be one of success, partial or failed, not 'won'"),
         ("memory_store", {"kind": "outcome", "phase": "4"}, "kind=outcome needs plan"),
         ("memory_store", {"record": RECORD}, "unknown argument 'record'"),  # the old nested form
         ("memory_recall", {"kind": "outcomes", "limit": 0}, "limit must be 1 or more"),
