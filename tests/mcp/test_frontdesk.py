@@ -25,7 +25,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 TOOLS = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 BRIEFING = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": {"name": "briefing", "arguments": {"today": "2026-06-15"}}}  # fmt: skip
+            "params": {"name": "memory_summary", "arguments": {"today": "2026-06-15"}}}  # fmt: skip
 SESSION = [INITIALIZE, INITIALIZED, TOOLS, BRIEFING]
 
 # The server with its SDK loader held until the file argv[2] exists (or 30 s have passed); the
@@ -106,6 +106,7 @@ def test_the_second_start_answers_the_handshake_before_the_sdk_loads_with_the_sa
         warm += held.stdout.read().splitlines()
         assert held.wait(timeout=120) == 0
     assert warm == cold  # byte for byte, and the SDK's own handshake answers were not repeated
+    assert json.loads(warm[-1])["result"].get("isError") is not True  # the tool ran
 
 
 @pytest.mark.subprocess
