@@ -139,14 +139,31 @@ def resolve_branch(value: str, root: Path) -> str | None:
     return value
 
 
+# The reads of a project's memory under .planning/ (`briefing` says it in its own view).
+MEMORY_READS = frozenset({
+    "outcomes recall", "outcomes agent-scores", "outcomes archetypes", "patterns recall",
+    "errors recall", "errors match", "preferences recall", "recall", "signals",
+})  # fmt: skip
+
+
+def no_project_warning(root: Path) -> str:
+    return (
+        f"No project here: no .planning/ in {root}, so no memory to read "
+        "(`legion-llm init` starts one; --root DIR names another project)"
+    )
+
+
 def with_trust_warnings(result: CommandResult, root: Path) -> CommandResult:
     """The result as it leaves any front end: its warnings, then the one about the settings an
     untrusted project set and that were ignored (config.py), whether the command read those
-    settings or not; each warning once."""
+    settings or not; each warning once. A read of memory where the root holds no .planning/
+    says that there is no project (exit 0, as for missing memory)."""
     from legion_llm.config import untrusted_warning
 
     paths = MemoryPaths(root)
     settings = load_settings(paths.settings)
     ignored = [untrusted_warning(paths.settings.name, settings.ignored)] if settings.ignored else []
+    if result.command in MEMORY_READS and not paths.planning.is_dir():
+        ignored.insert(0, no_project_warning(root))
     result.warnings = list(dict.fromkeys([*result.warnings, *ignored]))
     return result

@@ -136,3 +136,41 @@ def test_init_through_a_link_out_of_the_root_is_refused(cli: Any, tmp_path: Path
     result = cli("init", "--root", root)
     assert result.exit_code != 0 and result.stderr.startswith("error: ")
     assert result.stderr.count("\n") == 1 and list(outside.iterdir()) == []
+
+
+READS = [
+    ["outcomes", "recall"],
+    ["outcomes", "agent-scores"],
+    ["outcomes", "archetypes"],
+    ["patterns", "recall"],
+    ["errors", "recall"],
+    ["preferences", "recall"],
+    ["recall", "auth"],
+    ["signals", "--task-types", "backend"],
+]
+
+
+@pytest.mark.parametrize("args", READS, ids=" ".join)
+def test_every_memory_read_outside_a_project_says_so(
+    cli: Any, elsewhere: Path, args: list[str]
+) -> None:
+    human = cli(*args)
+    assert human.exit_code == 0
+    assert human.stderr.startswith(f"No project here: no .planning/ in {elsewhere}, so no memory")
+    as_json = cli(*args, "--json")
+    assert as_json.exit_code == 0 and as_json.json["ok"] is True
+    assert as_json.json["warnings"][0] == human.stderr.splitlines()[0]
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", READS[:1], ids=" ".join)
+def test_the_fast_path_and_typer_say_the_read_alike(
+    elsewhere: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    said = []
+    for fast in (True, False):
+        capsys.readouterr()
+        code = run([*args, "--today", "2026-06-15"], fast=fast)
+        out = capsys.readouterr()
+        said.append((code, out.out, out.err))
+    assert said[0] == said[1] and "No project here" in said[0][2]
