@@ -7,6 +7,8 @@
                                    # corpus and are not slow: the inner loop (under a minute)
     python3 dev.py test --latest   # the whole suite on the newest releases pyproject.toml allows
     python3 dev.py lock            # refresh requirements-dev.lock from pyproject.toml
+    python3 dev.py handshake       # regenerate the plugin's first-start MCP answers from the
+                                   # live server (after a change to the tools or the SDK)
 
 `demo` and `test` run in .venv, installed from requirements-dev.lock: every dependency and dev
 tool at an exact version with its hashes, so a release upstream cannot change a run. .venv is
@@ -137,11 +139,31 @@ def lock(args: list[str]) -> None:
     print(f"wrote {LOCK.name}; the next `python3 dev.py test` installs it", flush=True)
 
 
+HANDSHAKE = ROOT / "integrations" / "claude-code" / "mcp-handshake.json"
+
+
+def handshake(_: list[str]) -> None:
+    """The plugin's first-start answers (legion_llm/mcp/firststart.py), from the live server in
+    .venv; tests/mcp/test_firststart.py fails while the file differs from what this writes."""
+    code = (
+        "import sys; from legion_llm.mcp.firststart import generate; "
+        "sys.stdout.write(generate([sys.executable, '-m', 'legion_llm', 'mcp']))"
+    )
+    print(f"+ generating {HANDSHAKE.relative_to(ROOT)} from the live server", flush=True)
+    done = subprocess.run([str(locked_venv().python), "-c", code], cwd=ROOT,
+                          capture_output=True, text=True, encoding="utf-8")  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(done.stderr)
+    HANDSHAKE.write_text(done.stdout, encoding="utf-8")
+    print(f"wrote {HANDSHAKE.relative_to(ROOT)}", flush=True)
+
+
 def main() -> None:
-    tasks = {"test": test, "demo": demo, "lock": lock}
+    tasks = {"test": test, "demo": demo, "lock": lock, "handshake": handshake}
     if len(sys.argv) < 2 or sys.argv[1] not in tasks:
         print(
-            "usage: python3 dev.py {test [--quick|--latest]|demo|lock} [args...]", file=sys.stderr
+            "usage: python3 dev.py {test [--quick|--latest]|demo|lock|handshake} [args...]",
+            file=sys.stderr,
         )
         sys.exit(2)
     tasks[sys.argv[1]](sys.argv[2:])

@@ -16,6 +16,10 @@ far, in order, and the rest of stdin to the SDK, which then serves exactly as wi
 The SDK answers the handshake again; those answers are not sent (the client has them) but
 compared with the desk's: a difference replaces the stored lines. No cache, or a fingerprint
 that does not match, and the SDK answers everything itself, as before.
+
+Started by the plugin's first-start desk (mcp/firststart.py: it answered the handshake from the
+plugin while this environment was being built, then exec'd this server), the lines it read come
+first (LEGION_LLM_MCP_HANDOVER) and its answers count as the desk's: not sent again, compared.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import legion_llm
 from legion_llm import cache
+from legion_llm.mcp.firststart import HANDOVER
 from legion_llm.mcp.server import instructions_for
 
 if TYPE_CHECKING:
@@ -260,12 +265,14 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
     import anyio
 
     handshake = Handshake.load(root)  # before the loader takes the interpreter's lock
+    backlog, sent = take_handover()  # the first-start desk's lines: the SDK reads them first
+    handshake.sent.update(sent)
+    handed = bool(backlog)
     wire = _claim_stdin()
     loader = Loader(root, today)
     loader.start()
     out = sys.stdout.buffer
-    backlog: list[bytes] = []
-    while wire is not None and handshake.stored and loader.is_alive():
+    while wire is not None and handshake.stored and not handed and loader.is_alive():
         line = wire.readline()
         if not line:
             break
@@ -285,6 +292,30 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
         return
     feed = cast("IO[str]", Feed(backlog, wire))  # what anyio.wrap_file reads: readline
     anyio.run(serve_stdio, app, anyio.wrap_file(feed), handshake)
+
+
+def take_handover() -> tuple[list[bytes], dict[str | int, str]]:
+    """What the plugin's first-start desk (mcp/firststart.py) read and answered before it
+    became this server: the lines to read first, and {id: the line it answered}. Taken out of
+    the environment, so no child process sees it; ([], {}) when there is none."""
+    raw = os.environ.pop(HANDOVER, "")
+    if not raw:
+        return [], {}
+    try:
+        body = json.loads(raw)
+        lines = [line.rstrip("\n").encode() + b"\n" for line in body["lines"]]
+        sent = {_key(request_id): str(line) for request_id, line in body["sent"]}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        print("legion-llm mcp: the first start's handover is unreadable; it is ignored",
+              file=sys.stderr, flush=True)  # fmt: skip
+        return [], {}
+    return lines, sent
+
+
+def _key(request_id: Any) -> str | int:
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        raise TypeError(request_id)
+    return request_id
 
 
 def _claim_stdin() -> IO[bytes] | None:

@@ -7,13 +7,16 @@ at most MAX_CONTEXT_CHARS characters; at Stop, one line naming the phases that a
 have no COMPACTED.md yet.
 
 Neither fails: a memory file it cannot read, or a bug, becomes one line of the answer. Nothing
-here imports the pipeline or the LLM layer, and the YAML reader only when there are learnings.
+here imports the pipeline or the LLM layer, and the YAML reader only when there are learnings;
+without PyYAML (the plugin's first start runs the hooks on the standard library while its
+environment is built) the learnings are one line saying when they load.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,10 @@ LEARNINGS_TOKENS = 600  # the learnings' share of it (characters / 4, as learnin
 GOAL_CHARS = 4000  # how much of STATE.md is read as the "goal" the learnings' tags match
 SUMMARY_CHARS = 120  # one recent outcome's summary, in the briefing
 MAX_WARNINGS = 3  # broken files named in the context, one line each
+LEARNINGS_LATER = (
+    "legion-llm: the mission learnings (.mission-control/memory/) load once legion-llm's install "
+    "has finished (reading them needs PyYAML; `legion-llm learnings load` shows them then)"
+)
 TRUNCATED = "\n… (cut to stay short: `legion-llm briefing --json` and `legion-llm learnings load`)"
 
 
@@ -89,6 +96,8 @@ def _learnings_text(root: Path, warnings: list[str]) -> str:
     paths = MemoryPaths(root)
     if not any(paths.learnings_dir.glob("*.md")):
         return ""  # no learnings: the YAML reader is not even imported
+    if find_spec("yaml") is None:  # the plugin's first start: its environment is being built
+        return LEARNINGS_LATER
     from legion_llm.memory.learnings.load import load_for_goal
     from legion_llm.memory.learnings.read import read_learnings
 
