@@ -98,7 +98,8 @@ def test_demo_takes_root_today_and_json(
 
 
 def test_mcp_today_dates_every_call_that_passes_none(demo_project: Path) -> None:
-    calls = [("briefing", {}), ("briefing", {"today": "2026-06-15"})]
+    briefing = {"view": "briefing", "detail": "detailed"}
+    calls = [("memory_summary", briefing), ("memory_summary", {**briefing, "today": "2026-06-15"})]
     default, given = call_tools(demo_project, calls, today=date(2027, 6, 1))
     scores = [r.data["data"]["recent_outcomes"][0]["decay_score"] for r in (default, given)]
     assert scores[0] < scores[1]  # a year of decay on the server's day

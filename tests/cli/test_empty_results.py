@@ -38,7 +38,10 @@ def test_a_recall_of_an_empty_project_says_there_is_nothing_yet(cli: Any, projec
     assert result.stdout == "No outcomes recorded yet (OUTCOMES.md holds none).\n"
 
 
-def test_a_recall_that_matches_still_draws_its_table(cli: Any, demo_project: Path) -> None:
+def test_a_recall_that_matches_still_draws_its_table(
+    cli: Any, demo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # a narrow terminal lists records one field a line
     assert BORDERS & set(cli("outcomes", "recall", "--root", demo_project, *TODAY).stdout)
 
 
