@@ -7,7 +7,10 @@ Cases, each at every size N:
 - `scan`: `legion-llm scan` over an OUTCOMES.md of N rows, each holding one GitHub token (was
   0.3 / 1.3 / 12 / 265 s at 1k / 4k / 16k / 64k);
 - `extract`: `legion-llm learnings extract` (offline engine) of a mission whose one task failed
-  N times, each failure holding one token (was 2 / 12 / 97 s at 1k / 4k / 16k).
+  N times, each failure holding one token (was 2 / 12 / 97 s at 1k / 4k / 16k);
+- `pem`: `legion-llm scan` over an OUTCOMES.md of N rows, each quoting a private key's BEGIN
+  line with no END line (issue 34: each such line looked up to 200,000 characters ahead for
+  its END line, about 4 ms a line at 4k).
 
 Both run through the real console script. Prints the median wall time of each case and size,
 and the ratio of each time to the one before it: linear growth is a ratio near the size ratio
@@ -40,13 +43,20 @@ def token(rng: random.Random) -> str:
     return "gh" + "p_" + "".join(rng.choice(ALNUM) for _ in range(36))  # built, never written
 
 
-def make_outcomes(root: Path, count: int) -> None:
+BEGIN = "-----BEGIN RSA " + "PRIVATE KEY-----"  # in two pieces, as every secret here
+
+
+def make_outcomes(root: Path, count: int, *, pem: bool = False) -> None:
     rng = random.Random(25)
     memory = root / ".planning" / "memory"
     memory.mkdir(parents=True)
     rows = [
         f"| O-{i:03d} | 2026-01-{1 + i % 28:02d} | main | 1 | 01-01 | dev | backend | failed | 3 | "
-        f"ci | push failed with token {token(rng)} |\n"
+        + (
+            f"ci | deploy log cut at {BEGIN} |\n"
+            if pem
+            else f"ci | push failed with token {token(rng)} |\n"
+        )
         for i in range(1, count + 1)
     ]
     (memory / "OUTCOMES.md").write_text(OUTCOMES_TEMPLATE + "".join(rows))
@@ -84,18 +94,19 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,4000,16000,64000")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cases", default="scan,extract,pem")
     options = parser.parse_args()
     sizes = [int(s) for s in options.sizes.split(",")]
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        for case in ("scan", "extract"):
+        for case in options.cases.split(","):
             previous = None
             for size in sizes:
                 template, fresh = base / f"{case}-{size}", base / "run"
                 template.mkdir()
-                if case == "scan":
-                    make_outcomes(template, size)
+                if case in ("scan", "pem"):
+                    make_outcomes(template, size, pem=case == "pem")
                     args = [CLI, "scan", "--root", str(fresh)]
                 else:
                     mission = make_mission(template, size).relative_to(template)

@@ -219,7 +219,10 @@ def assignment_spans(text: str) -> Iterator[Span]:
         if group == "bare" and not is_placeholder(value):
             value = value.rstrip(".:")  # the end of a sentence
             end = start + len(value)
-        if value and _value_counts(kind, found["name"], value, group == "quoted"):
+        if value and (
+            _password_by_name(found["name"], value)
+            or _value_counts(kind, found["name"], value, group == "quoted")
+        ):
             yield _aws(kind, found["name"]), start, end
     for found in _FLAG.finditer(text):
         kind = name_kind(found["name"])
@@ -227,6 +230,25 @@ def assignment_spans(text: str) -> Iterator[Span]:
         value = value if is_placeholder(value) else value.rstrip(".,;:)")
         if kind is not None and value and _value_counts(kind, found["name"], value, False):
             yield kind, found.start("bare"), found.start("bare") + len(value)
+
+
+# An environment variable that holds a password or a secret by its name (`DB_PASSWORD`,
+# `MYSQL_ROOT_PASSWORD`, `PGPASSWORD`, `REDIS_PASS`, `APP_SECRET`): its value is one, whatever
+# it looks like (`rootpass`, `ledger_prod_2024`, `ProdDb2024`), from 6 characters, unless it is a
+# placeholder or a reference (`${DB_PASSWORD}`, `changeme`). Names in capitals only: in prose and code a
+# lower-case `password: ...` is as often a word as a value, and keeps the shape rules.
+_PASSWORD_VARIABLE = re.compile(
+    r"[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9]+(?:_[A-Z0-9]+)*_(?:PASS|SECRET)"
+)
+
+
+def _password_by_name(name: str, value: str) -> bool:
+    bare = name.strip("\\\"'_")
+    return (
+        len(value) >= 6  # as every password rule: `APP_SECRET=12345` in a test setup stays
+        and _PASSWORD_VARIABLE.fullmatch(bare) is not None
+        and not is_placeholder(value, bare)
+    )
 
 
 def _aws(kind: str, name: str) -> str:

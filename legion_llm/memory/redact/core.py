@@ -94,9 +94,10 @@ def _rule_spans(rule: Rule, text: str) -> Iterator[Span]:
         value = text[start:end]
         if _STOCK.search(value):  # sk_test_PLACEHOLDER, ghp_xxxxxxxx...: a template, no secret
             continue
-        if rule.min_entropy and entropy(value) < rule.min_entropy:
+        random_part = found["body"] if "body" in rule.pattern.groupindex else value
+        if rule.min_entropy and entropy(random_part) < rule.min_entropy:
             continue
-        if rule.min_classes and not _mixes(value, rule.min_classes):
+        if rule.min_classes and not _mixes(random_part, rule.min_classes):
             continue
         yield rule.kind, start, end
 

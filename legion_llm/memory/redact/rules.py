@@ -28,6 +28,9 @@ class Rule:
     group: int = 0
     min_entropy: float = 0.0  # Shannon bits per character of the secret, when > 0
     min_classes: int = 0  # how many of upper case, lower case and digits the secret must mix
+    # (both measured on the pattern's group named `body` when it has one: the random part of a
+    # format whose prefix or suffix is fixed, so `AC` + 32 zeros, a repeated word or words
+    # joined by `_` after `:AA` are no key)
 
 
 _L = r"(?<![A-Za-z0-9_])"  # not preceded by a token character
@@ -58,6 +61,10 @@ PEM_END = re.compile(_PEM_END)
 _BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
 _PEM_BODY = rf"(?:{_BREAK}(?:[A-Za-z][\w-]*: (?:(?!\\n)[^\r\n])*|[ \t]*))*(?:{_BREAK}[ \t]*[A-Za-z0-9+/=]{{16,}}[ \t]*)+"
 PEM_MAX_CHARS = 200_000  # a whole block with its END line (a large PGP key is tens of kB)
+# one character of a block's body: never the start of another BEGIN line, so a BEGIN line with
+# no END line is given up at the next BEGIN line, and every character is scanned for at most one
+# BEGIN line (linear in unmatched BEGIN lines, not 200,000 characters each)
+_NOT_BEGIN = r"(?:[^-]|-(?!----BEGIN))"
 
 _AWS_ID = r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"
 _AWS_ID_KEYWORDS = ("akia", "asia", "abia", "acca", "a3t")
@@ -67,7 +74,7 @@ RULES: tuple[Rule, ...] = (
     # A whole PEM / OpenSSH / PGP private key block, also with literal "\n" escapes (JSON), or
     # cut off before its END line (then the base64 lines that follow the BEGIN line, with real
     # or escaped line breaks).
-    _rule("private-key", rf"{_PEM}(?:[\s\S]{{16,{PEM_MAX_CHARS}}}?{_PEM_END}|{_PEM_BODY})", ("private key",)),
+    _rule("private-key", rf"{_PEM}(?:{_NOT_BEGIN}{{16,{PEM_MAX_CHARS}}}?{_PEM_END}|{_PEM_BODY})", ("private key",)),
     _rule("github-token", rf"{_L}(?:gh[pousr]_[A-Za-z0-9]{{36,251}}|github_pat_[A-Za-z0-9_]{{60,251}}){_R}",
           ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     _rule("gitlab-token",
@@ -106,11 +113,14 @@ RULES: tuple[Rule, ...] = (
     _rule("pypi-token", rf"{_L}pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{{50,}}", ("pypi-",)),
     _rule("huggingface-token", rf"{_L}hf_[A-Za-z]{{34}}{_R}", ("hf_",)),
     _rule("sendgrid-key", rf"{_L}SG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}{_RD}", ("sg.",)),
-    _rule("twilio-key", r"(?<![A-Za-z0-9])(?:AC|SK)[a-f0-9]{32}(?![A-Za-z0-9])", ("ac", "sk")),
-    _rule("mailchimp-key", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])", ("-us",)),
+    _rule("twilio-key", r"(?<![A-Za-z0-9])(?:AC|SK)(?P<body>[a-f0-9]{32})(?![A-Za-z0-9])", ("ac", "sk"),
+          min_entropy=3.0, min_classes=2),
+    _rule("mailchimp-key", r"(?<![A-Za-z0-9])(?P<body>[0-9a-f]{32})-us[0-9]{1,2}(?![A-Za-z0-9])", ("-us",),
+          min_entropy=3.0, min_classes=2),
     _rule("square-token", rf"{_LD}(?:sq0csp-[0-9A-Za-z_-]{{43}}|sq0atp-[0-9A-Za-z_-]{{22}}|EAAA[0-9A-Za-z_-]{{60}}){_RD}",
           ("sq0csp-", "sq0atp-", "eaaa")),
-    _rule("telegram-bot-token", r"(?<![0-9A-Za-z])[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])", (":aa",)),
+    _rule("telegram-bot-token", r"(?<![0-9A-Za-z])[0-9]{8,10}:AA(?P<body>[0-9A-Za-z_-]{33})(?![0-9A-Za-z_-])", (":aa",),
+          min_entropy=3.8, min_classes=2),
     _rule("discord-bot-token", rf"{_LD}[MNO][A-Za-z0-9_-]{{23,25}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}{_RD}", (".",),
           min_entropy=4.0),
     _rule("azure-storage-key", r"AccountKey=([A-Za-z0-9+/]{86}==)", ("accountkey=",), group=1),
