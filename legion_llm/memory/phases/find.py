@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from legion_llm.errors import InputError
@@ -147,35 +148,59 @@ class _Entry:
 
 
 def _entries(text: str, key: str) -> list[_Entry]:
-    entries: list[_Entry] = []
+    return _entries_by_key(text).get(key, [])
+
+
+def _entries_by_key(text: str) -> dict[str, list[_Entry]]:
+    """Every phase entry of a (normalised) ROADMAP, by phase key, in one pass over it: its
+    checklist lines and headings in line order, then its Progress table rows."""
+    found: defaultdict[str, list[_Entry]] = defaultdict(list)
     in_details = False
     for index, line in enumerate(text.split("\n")):
         low = line.strip().lower()
         in_details = (in_details or low.startswith("<details")) and "</details>" not in low
         check, heading = _CHECK_RE.match(line), _HEADING_RE.match(line)
-        if check and phase_key(check.group(2)) == key:
-            entries.append(
+        if check:
+            found[phase_key(check.group(2))].append(
                 _Entry("checklist", clean_name(check.group(3)), check.group(1) in "xX",
                        in_details, index)
             )  # fmt: skip
-        elif heading and phase_key(heading.group(2)) == key:
-            entries.append(_Entry("heading", clean_name(heading.group(3)), None, in_details, index))
-    return entries + _progress_entries(text, key)
+        elif heading:
+            found[phase_key(heading.group(2))].append(
+                _Entry("heading", clean_name(heading.group(3)), None, in_details, index)
+            )
+    for key, entries in _progress_entries(text).items():
+        found[key].extend(entries)
+    return dict(found)
 
 
-def _progress_entries(text: str, key: str) -> list[_Entry]:
+def _progress_entries(text: str) -> dict[str, list[_Entry]]:
     doc = parse_markdown(text)
-    found: list[_Entry] = []
+    found: defaultdict[str, list[_Entry]] = defaultdict(list)
     for table in doc.tables:
         if "phase" not in table.columns:
             continue
         for line_no, cells in doc.rows(table):
             match = _ROW_PHASE_RE.match(cells.get("phase", "").replace("*", ""))
-            if not match or phase_key(match.group(1)) != key:
+            if not match:
                 continue
-            found.append(_Entry("progress", clean_name(match.group(2)), _row_done(cells), False,
-                                line_no))  # fmt: skip
+            found[phase_key(match.group(1))].append(
+                _Entry("progress", clean_name(match.group(2)), _row_done(cells), False, line_no)
+            )
     return found
+
+
+@dataclass
+class _Roadmap:
+    """A ROADMAP read once for many phases: normalised, its lines, its entries by phase key."""
+
+    lines: list[str]
+    entries: dict[str, list[_Entry]]
+
+    @classmethod
+    def of(cls, text: str) -> _Roadmap:
+        text = normalise(text)
+        return cls(text.split("\n"), _entries_by_key(text))
 
 
 def _row_done(cells: dict[str, str]) -> bool | None:
@@ -215,11 +240,14 @@ def roadmap_status(
     require_name: bool = False,
     path: Path | None = None,
     rivals: tuple[str, ...] = (),
+    read: _Roadmap | None = None,
 ) -> RoadmapStatus:
+    """What the ROADMAP (`text`, or `read` when the caller indexed it already) says of phase
+    `key` in folder `slug`."""
     if not text:
         return RoadmapStatus(False, False, None, (), (), (), path)
-    text = normalise(text)
-    entries = _pick(_entries(text, key), slug, require_name, rivals)
+    read = read or _Roadmap.of(text)
+    entries = _pick(read.entries.get(key, []), slug, require_name, rivals)
     signals = [e for e in entries if e.complete is not None]
     yes = tuple(_describe(e) for e in signals if e.complete)
     no = tuple(_describe(e) for e in signals if not e.complete)
@@ -227,9 +255,9 @@ def roadmap_status(
     names = [e.name for e in entries if e.name and not e.in_details]
     name = heading.name if heading and heading.name else (names[0] if names else None)
     checklist = next((e for e in entries if e.kind == "checklist"), None)
-    ids = _requirements(text, heading.line) if heading else ()
+    ids = _requirements(read.lines, heading.line) if heading else ()
     if not ids and checklist:  # `- [x] **Phase 7: Name**` with its details indented below it
-        ids = _requirements(text, checklist.line, nested=True)
+        ids = _requirements(read.lines, checklist.line, nested=True)
     return RoadmapStatus(bool(entries), bool(yes), name, ids, yes, no if yes else (), path)
 
 
@@ -239,12 +267,12 @@ def _describe(entry: _Entry) -> str:
     return f"ROADMAP {mark} (line {entry.line + 1}): {state}"
 
 
-def _requirements(text: str, heading_line: int, *, nested: bool = False) -> tuple[str, ...]:
+def _requirements(lines: list[str], heading_line: int, *, nested: bool = False) -> tuple[str, ...]:
     """The ids of the phase entry's `**Requirements**:` line, or of the list right below it
     when the line itself is empty (`**Requirements:**` then `- EMP-01, EMP-02`). `nested`: the
     entry is a checklist line and its details are the indented lines below it."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines[heading_line + 1 :], start=heading_line + 1):
+    for index in range(heading_line + 1, len(lines)):
+        line = lines[index]
         if re.match(r"^#{1,4}\s", line) or (nested and line.strip() and line[:1] not in " \t"):
             break
         match = _REQ_RE.match(line)
@@ -252,7 +280,7 @@ def _requirements(text: str, heading_line: int, *, nested: bool = False) -> tupl
             return tuple(listed_ids(match.group(1), anywhere=True))
         if match:
             below = []
-            for item in lines[index + 1 :]:
+            for item in (lines[j] for j in range(index + 1, len(lines))):
                 bullet = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?(.*)$", item)
                 if not bullet:
                     break
@@ -404,8 +432,11 @@ def _plan_files(folder: Path, key: str) -> tuple[dict[str, Path], dict[str, Path
     return summaries, plans, excluded
 
 
-def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> Phase:
-    """The phase in `folder` with its plan files and ROADMAP status."""
+def load_phase(
+    folder: Path, planning: Path, *, require_name: bool = False, survey: _Survey | None = None
+) -> Phase:
+    """The phase in `folder` with its plan files and ROADMAP status (`survey`: every phase folder
+    and ROADMAP already looked at once, when many phases are loaded)."""
     number = folder_number(folder.name)
     if number is None:
         raise InputError(
@@ -422,10 +453,15 @@ def load_phase(folder: Path, planning: Path, *, require_name: bool = False) -> P
     # folder read against the current ROADMAP (which describes the current phases) a folder of
     # `phases/` (a milestone's own ROADMAP names its phases by number alone)
     current = archived and roadmap_path == planning / "ROADMAP.md"
-    rivals = _twins(folder, key) + (_current_twins(planning, key) if current else ())
+    if survey is None:
+        rivals = _twins(folder, key) + (_current_twins(planning, key) if current else ())
+        text, read = read_text(roadmap_path), None
+    else:
+        rivals = survey.twins(folder, key) + (survey.current_twins(key) if current else ())
+        text, read = survey.roadmap(roadmap_path)
     require_name = require_name or current or bool(rivals)
-    status = roadmap_status(read_text(roadmap_path), key, folder.name, require_name=require_name,
-                            path=roadmap_path, rivals=rivals)  # fmt: skip
+    status = roadmap_status(text, key, folder.name, require_name=require_name,
+                            path=roadmap_path, rivals=rivals, read=read)  # fmt: skip
     if archived and not status.complete:
         status = RoadmapStatus(status.found, True, status.name, status.requirement_ids,
                                ("archived milestone folder",), (), roadmap_path)  # fmt: skip
@@ -512,15 +548,53 @@ def completed_without_compaction(root: Path) -> list[Phase]:
     reads (`phases/`, archived and shipped milestones), worth compacting (WORTH_COMPACTING).
     Complete: the ROADMAP marks it so, it sits in a shipped milestone, or, for a phase the
     ROADMAP does not list, every plan has its summary."""
-    planning = planning_dir(root)
-    folders = phase_folders(planning)
-    keys = [phase_key(folder_number(f.name) or "") for f in folders]
+    survey = _Survey.of(planning_dir(root))
     found = []
-    for folder, key in zip(folders, keys, strict=True):
-        phase = load_phase(folder, planning, require_name=keys.count(key) > 1)
+    for folder, key in zip(survey.folders, survey.keys, strict=True):
+        phase = load_phase(folder, survey.planning, require_name=survey.count[key] > 1,
+                           survey=survey)  # fmt: skip
         if _worth(phase) and not phase.compacted_path.exists() and _complete(phase):
             found.append(phase)
     return found
+
+
+@dataclass
+class _Survey:
+    """Every phase folder listed once and every ROADMAP read and indexed once, so a pass over
+    all phases (the Stop hook, after every answer) is linear in the number of folders: each
+    folder's twins come from one grouping, not from listing its parent again."""
+
+    planning: Path
+    folders: list[Path]
+    keys: list[str]
+    count: Counter[str]
+    groups: dict[tuple[Path, str], list[str]]
+    roadmaps: dict[Path, tuple[str | None, _Roadmap | None]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, planning: Path) -> _Survey:
+        folders = phase_folders(planning)
+        keys = [phase_key(folder_number(f.name) or "") for f in folders]
+        groups: defaultdict[tuple[Path, str], list[str]] = defaultdict(list)
+        for folder, key in zip(folders, keys, strict=True):
+            groups[(folder.parent, key)].append(folder.name)
+        return cls(planning, folders, keys, Counter(keys), dict(groups))
+
+    def twins(self, folder: Path, key: str) -> tuple[str, ...]:
+        """As _twins: the other phase folders beside this one that carry its number."""
+        return tuple(
+            n for n in sorted(self.groups.get((folder.parent, key), ())) if n != folder.name
+        )
+
+    def current_twins(self, key: str) -> tuple[str, ...]:
+        """As _current_twins: the folders of `.planning/phases/` that carry this number."""
+        return tuple(sorted(self.groups.get((self.planning / "phases", key), ())))
+
+    def roadmap(self, path: Path) -> tuple[str | None, _Roadmap | None]:
+        if path not in self.roadmaps:
+            text = read_text(path)
+            self.roadmaps[path] = (text, _Roadmap.of(text) if text else None)
+        return self.roadmaps[path]
 
 
 def _worth(phase: Phase) -> bool:
@@ -542,8 +616,10 @@ def _complete(phase: Phase) -> bool:
 def phase_specs(phases: list[Phase], root: Path) -> list[str]:
     """What names each phase on the command line: its number when no other phase folder
     carries it, else its folder's path from the project root (one listing of the folders)."""
-    numbers = [phase_key(folder_number(f.name) or "") for f in phase_folders(planning_dir(root))]
-    return [p.key if numbers.count(p.key) == 1 else p.folder.relative_to(root).as_posix()
+    numbers = Counter(
+        phase_key(folder_number(f.name) or "") for f in phase_folders(planning_dir(root))
+    )
+    return [p.key if numbers[p.key] == 1 else p.folder.relative_to(root).as_posix()
             for p in phases]  # fmt: skip
 
 
