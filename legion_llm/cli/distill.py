@@ -22,6 +22,11 @@ from legion_llm.cli.host import (
 from legion_llm.cli.llm import EngineOpt, MaxCostOpt, ModelOpt, PriceOpt, VerboseOpt
 from legion_llm.cli.render import common
 
+PhaseOpt = Annotated[
+    list[str] | None,
+    typer.Option("--phase", "--phases", help="Distil this phase's plan summaries alone "
+                 "(repeat it, or 3,4); OUTCOMES.md is optional."),
+]  # fmt: skip
 CatalogOpt = Annotated[
     Path | None,
     typer.Option("--catalog", help="CATALOG.md (default: $LEGION_CATALOG, else the project's)."),
@@ -37,6 +42,7 @@ def distill(
     max_cost: MaxCostOpt = None,
     price: PriceOpt = None,
     catalog: CatalogOpt = None,
+    phase: PhaseOpt = None,
     prepare: PrepareOpt = False,
     out: OutOpt = None,
     proposal: ProposalOpt = None,
@@ -47,11 +53,12 @@ def distill(
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Distil PATTERNS.md entries from OUTCOMES.md (spec section 8). Safe to run after every build."""
+    """Distil PATTERNS.md entries from OUTCOMES.md and the plan summaries it names (spec section
+    8), or from --phase's summaries. Safe to run after every build."""
     c = common(root, today, json_)
     host = HostOptions(prepare, out, proposal, ticket, final)
     if host.active:
-        finish(host_command(c, host, distill_maker(catalog), dry_run=dry_run), c)
+        finish(host_command(c, host, distill_maker(catalog, phase), dry_run=dry_run), c)
         return
     session = open_session(c, engine, model, max_cost, price=price, verbose=verbose)
-    finish(distill_result(c, session, dry_run, catalog), c)
+    finish(distill_result(c, session, dry_run, catalog, phase), c)

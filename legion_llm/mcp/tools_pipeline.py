@@ -31,6 +31,10 @@ from legion_llm.mcp.sampling import client_of
 from legion_llm.mcp.tools_host import prepare, submit, submitting
 
 Force = Annotated[bool, Field(description="Override the preconditions; replace an existing one.")]
+Phases = Annotated[
+    list[str] | None,
+    Field(description="Distil these phases' plan summaries alone (3, 03-fx-rates)."),
+]
 Mission = Annotated[
     str | None,
     Field(min_length=1, description="A finished mission or phase folder inside the project, or "
@@ -123,6 +127,7 @@ class PipelineTools:
 
     def memory_distill_patterns(
         self,
+        phases: Phases = None,
         apply: Apply = False,
         engine: RouteEngine = None,
         model: Model = None,
@@ -133,23 +138,24 @@ class PipelineTools:
         today: Today = None,
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
-        """Distil PATTERNS.md entries from groups of similar OUTCOMES.md records. A preview
+        """Distil PATTERNS.md entries from OUTCOMES.md and the plan summaries it names. A preview
         unless apply=true. engine=host answers a request for you to write instead; call again
         with its ticket, your proposal and apply=true. Returns {data: {written, skipped,
         usage}}; engine=host: {data: {ticket, instructions, schema, inputs}}."""
         run = self.runner
         if submitting(ticket, proposal, {"engine": engine, "model": model, "max_cost": max_cost,
-                                         "today": today}):  # fmt: skip
+                                         "today": today, "phases": phases}):  # fmt: skip
             assert ticket is not None
             return submit(run, "distill", ticket, proposal, final, apply,
                           lambda args: distill.distill_maker(None))  # fmt: skip
         if engine == "host":
-            return prepare(run, today, lambda c: distill.distill_maker(None))
+            return prepare(run, today, lambda c: distill.distill_maker(None, phases))
 
         def build() -> CommandResult:
             c = run.common(today)
             session = open_session(c, engine, model, max_cost, mcp=client_of(ctx))
-            return with_notices(distill.distill_result(c, session, not apply), session)
+            result = distill.distill_result(c, session, not apply, None, phases)
+            return with_notices(result, session)
 
         return run.run(build)
 

@@ -11,8 +11,15 @@ run; and it is grounded: its content words are mostly found in the summaries, ta
 tags of the outcomes it cites (memory/terms.py).
 write: the Store Pattern operation (`add_knowledge`), unless `dry_run`.
 
-A second run over the same outcomes proposes nothing: outcomes cited by a pattern are no longer
-candidates, so there is nothing to ask and nothing to write.
+Beside the outcomes, the plan summaries they name, or with `phases` every summary of those
+phases (pipeline/distill_sources.py): `patterns-established` entries, key decisions of plans that
+succeeded, fixes that held, what a summary marks as reusable. Every proposal, from either source
+and whoever wrote it, is refused when its Pattern is a status or a file list, and must name
+nothing (no name, number, path or identifier) its cited sources do not state: repaired by
+cutting the clause, or refused with the reason.
+
+A second run over the same outcomes proposes nothing: outcomes and plans cited by a pattern are
+no longer candidates, so there is nothing to ask and nothing to write.
 """
 
 from __future__ import annotations
@@ -40,9 +47,22 @@ from legion_llm.memory.outcomes.distill_candidates import (
     select_candidates,
 )
 from legion_llm.memory.outcomes.read import read_outcomes
+from legion_llm.memory.phases.find import find_phase
+from legion_llm.memory.phases.patterns import SummarySource, phase_sources, plan_sources
+from legion_llm.memory.phases.planning import phase_key
 from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
 from legion_llm.memory.terms import grounded, is_placeholder, support, terms_of
+from legion_llm.pipeline.distill_sources import (
+    PLAN_ID,
+    SummaryGroup,
+    cited_plans,
+    entity_check,
+    group_entries,
+    not_a_pattern,
+    render_summary_group,
+    summary_pattern,
+)
 from legion_llm.project import MemoryPaths
 
 PROMPT = "distill-patterns"
@@ -72,7 +92,9 @@ class ProposedPattern(BaseModel):
     pattern: str = Field(description="What was done that worked, in one sentence.")
     context: str = Field(description="The situation where it proved effective.")
     reuse_criteria: str = Field(description="When a future agent should apply it again.")
-    source: list[str] = Field(description="IDs of the candidate outcomes it rests on (O-012).")
+    source: list[str] = Field(
+        description="IDs of the candidate outcomes (O-012) and plans (01-02) it rests on."
+    )
     tags: list[str] = Field(description="2 to 5 lowercase keywords.")
 
 
@@ -91,6 +113,7 @@ class DistillResult:
     dry_run: bool = False
     prompt_sha256: str | None = None
     warnings: list[str] = field(default_factory=list)
+    plans: list[str] = field(default_factory=list)  # candidate plan summaries
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +121,7 @@ class DistillResult:
             "skipped": self.skipped,
             "dry_run": self.dry_run,
             "candidates": self.candidates,
+            "plans": self.plans,
             "groups": self.groups,
             "prompt_sha256": self.prompt_sha256,
         }
@@ -109,19 +133,85 @@ class Prepared:
     existing: list[KnowledgeRecord]
     known_ids: set[str]
     warnings: list[str]
+    summary_groups: list[SummaryGroup] = field(default_factory=list)
+    sources: dict[str, list[SummarySource]] = field(default_factory=dict)  # plan id -> summaries
+    cited_plans: set[str] = field(default_factory=set)
+
+    @property
+    def groups(self) -> list[CandidateGroup | SummaryGroup]:
+        return [*self.selection.groups, *self.summary_groups]
 
 
 # ---------------------------------------------------------------- prepare
 
 
-def prepare(paths: MemoryPaths, catalog: dict[str, CatalogAgent]) -> Prepared:
+def prepare(
+    paths: MemoryPaths, catalog: dict[str, CatalogAgent], phases: list[str] | None = None
+) -> Prepared:
+    """The candidates: outcome groups and the summaries their plans name, or (`phases`) every
+    summary of the phases named, linked to the candidate outcomes naming their plans."""
     outcomes = read_outcomes(paths.outcomes)
     archive = read_outcomes(paths.archive)
     patterns = read_for_write(PATTERNS, paths.patterns)  # refused now, not after the engine's work
     known = {r.id for r in [*outcomes.records, *archive.records] if r.id}
     selection = select_candidates(outcomes.records, catalog, cited_ids(patterns.records))
     warnings = [*outcomes.warnings, *archive.warnings, *patterns.warnings]
-    return Prepared(selection, patterns.records, known, warnings)
+    cited = {p for r in patterns.records for p in cited_plans(_source_text(r))}
+    plans = [c for c in selection.candidates if not c.is_review]
+    if phases:
+        found = [s for spec in phases for s in phase_sources(find_phase(paths.root, spec))]
+    else:
+        named = plan_sources(paths.root, [(c.record.phase, c.record.plan) for c in plans])
+        found = list({id(s): s for s in named.values()}.values())
+    found = [s for s in found if s.plan not in cited and s.entries]
+    by_plan: dict[str, list[SummarySource]] = {}
+    for source in found:
+        by_plan.setdefault(source.plan, []).append(source)
+    naming: dict[tuple[str, str], list[str]] = {}
+    for group in selection.groups:  # a plan's outcome, and the reviews of its phase beside it
+        for c in group.candidates:
+            if c.is_review:
+                continue
+            key = (phase_key(c.record.phase), c.record.plan.strip())
+            naming.setdefault(key, []).append(c.id)
+            naming[key] += [r.id for r in group.candidates
+                            if r.is_review and phase_key(r.record.phase) == key[0]]  # fmt: skip
+    linked = {(s.phase, s.plan) for s in found}
+    covered = {o for key, ids in naming.items() if key in linked for o in ids}
+    if phases:  # the phases' summaries alone
+        selection.groups[:] = []
+    elif covered:  # an outcome whose summary speaks is cited by the summary's patterns
+        selection.groups[:] = _uncovered(selection.groups, covered)
+    background = [(f"p:{r.id or n}", pattern_terms(r.title, r.tags))
+                  for n, r in enumerate(patterns.records)]  # fmt: skip
+    for group in selection.groups:  # what the offline writer proposes before the summaries
+        lead = offline_pattern(group)
+        background.append((f"g:{group.key}", pattern_terms(lead.pattern, lead.tags)))
+    groups = group_entries(found, background)
+    for entries in groups:
+        ids = [o for i in entries.items for o in naming.get((i.source.phase, i.source.plan), [])]
+        entries.outcomes = sorted(dict.fromkeys(ids), key=_number)
+        entries.reviews = [c.id for c in selection.candidates
+                           if c.is_review and c.id in entries.outcomes]  # fmt: skip
+        entries.tags = list(dict.fromkeys(
+            t for c in plans if c.id in entries.outcomes for t in c.specific))  # fmt: skip
+    prepared = Prepared(selection, patterns.records, known, warnings, groups, by_plan, cited)
+    return prepared
+
+
+def _source_text(record: KnowledgeRecord) -> str:
+    return record.values.get("source", "") if record.format == "table" else ""
+
+
+def _uncovered(groups: list[CandidateGroup], covered: set[str]) -> list[CandidateGroup]:
+    """The outcome groups without the outcomes a summary's pattern cites; a group left with
+    reviews alone has nothing to distil."""
+    kept = []
+    for group in groups:
+        members = [c for c in group.candidates if c.id not in covered]
+        if any(not c.is_review for c in members):
+            kept.append(CandidateGroup(group.key, group.task_type, members))
+    return kept
 
 
 def render_group(group: CandidateGroup) -> str:
@@ -147,14 +237,18 @@ def render_existing(records: list[KnowledgeRecord]) -> str:
 
 @offline_step(PROMPT)
 def distill_offline(call: OfflineCall) -> PatternProposals:
-    """One pattern per group: the lead outcome's summary, where and why it worked, its IDs."""
-    groups: list[CandidateGroup] = call.context
+    """One pattern per group: the lead outcome's summary, where and why it worked, its IDs; for
+    a group of summary entries, the lead entry as written (pipeline/distill_sources.py)."""
+    groups: list[CandidateGroup | SummaryGroup] = call.context
     return PatternProposals(patterns=[offline_pattern(group) for group in groups])
 
 
-def offline_pattern(group: CandidateGroup) -> ProposedPattern:
+def offline_pattern(group: CandidateGroup | SummaryGroup) -> ProposedPattern:
+    if isinstance(group, SummaryGroup):
+        return ProposedPattern.model_validate(summary_pattern(group, MAX_CHARS))
     plans = [c for c in group.candidates if not c.is_review]
-    best = max(range(len(plans)), key=lambda n: (plans[n].record.importance,
+    best = max(range(len(plans)), key=lambda n: (not _is_status(plans[n].record.summary),
+                                                 plans[n].record.importance,
                                                  len(plans[n].reasons), -n))  # fmt: skip
     lead = plans[best]
     phases = sorted({c.record.phase for c in plans})
@@ -211,6 +305,12 @@ def verify(
     if not ids:
         return ids, "cites no source outcome"
     for value in ids:
+        if PLAN_ID.match(value):
+            if value in prepared.cited_plans:
+                return ids, f"cites plan {value}, which a pattern already cites"
+            if value not in prepared.sources:
+                return ids, f"cites plan {value}, which is not a candidate plan summary"
+            continue
         if not _O_ID.match(value):
             return ids, f"source {value!r} is not an outcome ID"
         if value not in prepared.known_ids:
@@ -232,23 +332,39 @@ def verify(
         if len(text) > MAX_CHARS[name]:
             return ids, (f"{name.replace('_', ' ')} is {len(text)} characters long (at most "
                          f"{MAX_CHARS[name]}: a sentence or two)")  # fmt: skip
+    not_one = not_a_pattern(proposal.pattern)
+    if not_one is not None:
+        return ids, f"the pattern {not_one}"
     found = index.best(pattern_terms(proposal.pattern, proposal.tags))
     if found is not None and found.same:
         return ids, f"near-duplicate of {found.key} (score {found.score:.2f})"
     return ids, _ungrounded(proposal, ids, prepared)
 
 
+def source_texts(ids: list[str], prepared: Prepared) -> list[str]:
+    """What the cited sources say: each outcome row (summary, task type, tags, agents, phase,
+    plan, importance) and each cited plan's whole summary."""
+    cited = [c.record for c in prepared.selection.candidates if c.id in ids]
+    rows = [f"{r.id} {r.summary} {r.task_type} {' '.join(r.tags)} {' '.join(r.agents)} "
+            f"phase {r.phase} plan {r.plan} importance {r.importance}" for r in cited]  # fmt: skip
+    return rows + [s.text for i in ids for s in prepared.sources.get(i, [])]
+
+
 def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -> str | None:
-    """Why the pattern does not rest on the outcomes it cites (their summaries, task types and
+    """Why the pattern does not rest on the sources it cites (their summaries, task types and
     tags share too little of its content), or why its context or reuse criteria do not (they
     may also name the agents, the phases and why the outcomes were chosen), or None."""
     cited = [c.record for c in prepared.selection.candidates if c.id in ids]
     source = terms_of(f"{r.summary} {r.task_type} {' '.join(r.tags)}" for r in cited)
+    summaries = [s for i in ids for s in prepared.sources.get(i, [])]
+    source |= terms_of(s.text for s in summaries)
     if not grounded(proposal.pattern, source, PATTERN_THRESHOLD):
         return f"the pattern shares too little with the outcomes it cites ({', '.join(ids)})"
     where = source | terms_of(
-        [_WHY_WORDS, *(f"{' '.join(r.agents)} phase {r.phase} {r.plan}" for r in cited)]
-    )
+        [_WHY_WORDS, *(f"{' '.join(r.agents)} phase {r.phase} {r.plan}" for r in cited),
+         *(f"plan {s.plan} phase {s.phase} why also decided established marked reusable fixed "
+           "held" for s in summaries)]
+    )  # fmt: skip
     reuse = support(proposal.reuse_criteria, source)
     if not grounded(proposal.context, where, CONTEXT_THRESHOLD):
         return f"the context shares too little with the outcomes it cites ({', '.join(ids)})"
@@ -268,23 +384,27 @@ def run_distill(
     dry_run: bool = False,
     catalog_path: Path | None = None,
     branch: str | None = None,
+    phases: list[str] | None = None,
 ) -> DistillResult:
     catalog = load_catalog(catalog_path) if catalog_path else {}
-    prepared = prepare(paths, catalog)
+    prepared = prepare(paths, catalog, phases)
     selection = prepared.selection
+    groups = prepared.groups
     result = DistillResult(dry_run=dry_run, warnings=list(prepared.warnings))
-    result.candidates = sorted(selection.ids, key=_number)
-    result.groups = [{"key": g.key, "ids": g.ids} for g in selection.groups]
+    in_groups = {i for g in groups for i in g.ids}
+    result.candidates = sorted((i for i in selection.ids if i in in_groups), key=_number)
+    result.plans = list(prepared.sources)
+    result.groups = [{"key": g.key, "ids": g.ids} for g in groups]
     existing = [
         (r.id or f"row-{n}", pattern_terms(r.title, r.tags))
         for n, r in enumerate(prepared.existing)
     ]
     accepted: list[tuple[str, str]] = []
     redactor = project_redactor(paths.root)  # what the report repeats of a proposal, too
-    for start in range(0, len(selection.groups), GROUPS_PER_CALL):
-        batch = selection.groups[start : start + GROUPS_PER_CALL]
+    for start in range(0, len(groups), GROUPS_PER_CALL):
+        batch = groups[start : start + GROUPS_PER_CALL]
         variables = {
-            "groups": "\n\n".join(render_group(g) for g in batch),
+            "groups": "\n\n".join(_render(g) for g in batch),
             "existing_patterns": render_existing(prepared.existing),
         }
         answer = engine.ask(PatternProposals, PROMPT, variables, context=batch)
@@ -292,6 +412,8 @@ def run_distill(
         for proposal in answer.output.patterns:
             index = TopicIndex([*existing, *accepted])
             ids, reason = verify(proposal, prepared, index)
+            if reason is None:
+                proposal, reason = _grounded_entities(proposal, ids, prepared, result)
             shown = redactor.text(proposal.pattern)  # before it is cut: no token cut in two
             if reason is not None:
                 result.skipped.append({"pattern": _shown(shown), "reason": redactor.text(reason)})
@@ -300,6 +422,35 @@ def run_distill(
             accepted.append((label, pattern_terms(proposal.pattern, proposal.tags)))
             result.written.append(_store(paths, proposal, ids, today, branch, dry_run, result))
     return result
+
+
+def _grounded_entities(
+    proposal: ProposedPattern, ids: list[str], prepared: Prepared, result: DistillResult
+) -> tuple[ProposedPattern, str | None]:
+    """The proposal with every clause naming what its sources do not state cut (a warning says
+    what), or the reason it is refused (distill_sources.entity_check)."""
+    fields = {"pattern": proposal.pattern, "context": proposal.context,
+              "reuse_criteria": proposal.reuse_criteria}  # fmt: skip
+    source = "\n".join(source_texts(ids, prepared))
+    known = [*ids, *_WHY_WORDS.split()]
+    repaired, cut, reason = entity_check(fields, source, known)
+    if reason is not None:
+        return proposal, reason
+    if cut:
+        result.warnings.append(
+            f"pattern {proposal.pattern[:60]!r}: cut what its sources do not state "
+            f"({', '.join(cut)})"
+        )
+        proposal = proposal.model_copy(update=repaired)
+    return proposal, None
+
+
+def _render(group: CandidateGroup | SummaryGroup) -> str:
+    return render_summary_group(group) if isinstance(group, SummaryGroup) else render_group(group)
+
+
+def _is_status(text: str) -> bool:
+    return not_a_pattern(text) is not None
 
 
 def _store(

@@ -1,4 +1,5 @@
-"""`distill`: patterns from the outcome log, verified before the Store Pattern write."""
+"""`distill`: patterns from the outcome log and the plan summaries it names (or a phase's
+summaries), verified and grounded before the Store Pattern write."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from legion_llm.app.session import LLMSession, usage_lines
 from legion_llm.errors import InputError
 
 
-def distill_maker(catalog: Path | None) -> MakeStep:
+def distill_maker(catalog: Path | None, phases: list[str] | None = None) -> MakeStep:
     """The host step of `distill`; problems are the proposed patterns the verification skips."""
 
     given = None if catalog is None else str(catalog)
@@ -21,6 +22,9 @@ def distill_maker(catalog: Path | None) -> MakeStep:
         if args is not None and args.get("catalog") != given:  # a path only from the command
             raise InputError(f"the ticket was prepared with {_catalog(args.get('catalog'))}, "
                              f"this submit has {_catalog(given) if given else 'none'}")  # fmt: skip
+        if _phases(phases):  # a ticket carries no phases (llm/host/ticket.py bounds its args)
+            raise InputError("--phase runs with an engine (offline, anthropic, claude-code); "
+                             "the host route distils OUTCOMES.md and the summaries it names")  # fmt: skip
 
         def run(session: LLMSession, write: bool) -> CommandResult:
             return distill_result(c, session, not write, catalog)
@@ -41,9 +45,14 @@ def _skipped_patterns(data: dict[str, Any]) -> list[str]:
 
 
 def distill_result(
-    c: Common, session: LLMSession, dry_run: bool, catalog: Path | None = None
+    c: Common,
+    session: LLMSession,
+    dry_run: bool,
+    catalog: Path | None = None,
+    phases: list[str] | None = None,
 ) -> CommandResult:
-    """`distill` for the CLI and the MCP server."""
+    """`distill` for the CLI and the MCP server (`phases`: distil those phases' summaries
+    alone)."""
     from legion_llm.memory.catalog import catalog_path
     from legion_llm.pipeline.distill import run_distill
 
@@ -53,6 +62,7 @@ def distill_result(
         today=c.today,
         dry_run=dry_run,
         catalog_path=catalog_path(c.root, catalog),
+        phases=_phases(phases),
     )
     data: dict[str, Any] = {
         **result.to_dict(),
@@ -63,12 +73,21 @@ def distill_result(
     return CommandResult("distill", data, human_lines(data, session.verbose), warnings)
 
 
+def _phases(phases: list[str] | None) -> list[str] | None:
+    """`--phase 3 --phase 4` or `--phase 3,4`: each phase named once; none is no phase."""
+    found = [p.strip() for spec in phases or [] for p in spec.split(",") if p.strip()]
+    return list(dict.fromkeys(found)) or None
+
+
 def human_lines(data: dict[str, Any], verbose: bool) -> list[str]:
     """What `distill` says: the candidates, each pattern written or skipped, the usage."""
     verb = "Would write" if data["dry_run"] else "Wrote"
+    plans = data.get("plans", [])
+    read = f" and {len(plans)} plan summary(ies)" if plans else ""
     lines = [
-        f"{len(data['candidates'])} candidate outcome(s) in {len(data['groups'])} group(s); "
-        f"{verb.lower()} {len(data['written'])} pattern(s), skipped {len(data['skipped'])}."
+        f"{len(data['candidates'])} candidate outcome(s){read} in {len(data['groups'])} "
+        f"group(s); {verb.lower()} {len(data['written'])} pattern(s), "
+        f"skipped {len(data['skipped'])}."
     ]
     for record in data["written"]:
         name = record.get("id") or "a new pattern (its id is given when written)"
