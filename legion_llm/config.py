@@ -15,11 +15,14 @@ and sends secrets as given, with a warning each time. No command-line option or 
 turns it off.
 
 The trust boundary: a project's settings.json is a file of its repository, so of every clone of
-a stranger's repository. The settings in SENSITIVE (a program to run, a host to send the key to,
-weaker redaction) are honoured from the user's own file and the environment always, and from a
-project's file only when the user trusted that project (`legion-llm trust`, trust.py); from an
-untrusted project they are ignored with one warning naming them. Every other setting of the
-project applies as usual. `sources` says where each effective setting came from.
+a stranger's repository. Untrusted, it may only make things safer. The settings in SENSITIVE (a
+program to run, a host to send the key to, a model or a price, weaker redaction) are honoured
+from the user's own file and the environment always, and from a project's file only when the
+user trusted that project (`legion-llm trust`, trust.py, which pins the file's bytes and those of
+the program it names); the bounds in LOWER_ONLY (cost cap, token and attempt limits, time
+bounds) an untrusted project may only lower, below the user's own or the default, with a finite
+number. What an untrusted project may not set is ignored with one warning naming it. Every other
+setting of the project applies as usual. `sources` says where each effective setting came from.
 """
 
 from __future__ import annotations
@@ -39,8 +42,23 @@ from legion_llm.userdirs import user_settings_path
 SENSITIVE: dict[str, str] = {
     "llm.claude_cli": "chooses the program run as `claude`",
     "llm.base_url": "chooses the host your API key is sent to",
+    "llm.model": "chooses the model you pay for",
+    "llm.price": "sets the prices your cost cap counts with",
     "redact.allow": "keeps text that redaction would remove",
     "redact.enabled": "turns redaction off",
+}
+# Bounds on money and time an untrusted project may only tighten: its value is honoured when it
+# is a finite number no higher than the user's own (else the default: None is no bound). These
+# defaults are llm/config.py's LLMConfig's (tests/test_trust_boundary.py holds them equal).
+LOWER_ONLY: dict[str, float | None] = {
+    "llm.max_cost_usd": None,
+    "llm.max_input_tokens": None,
+    "llm.max_tokens": 4096,
+    "llm.max_attempts": 4,
+    "llm.stall_timeout_s": 30.0,
+    "llm.timeout_s": 600.0,
+    "llm.deadline_s": 180.0,
+    "llm.max_retry_sleep_s": 60.0,
 }
 
 
@@ -82,11 +100,17 @@ def load_settings(path: Path, *, user_path: Path | None = None) -> Settings:
     user = _layer(user_file, _shown(user_file), root=None)
     project = _layer(path, path.name, root=path.parent)
     weakening = [key for key in SENSITIVE if _weakens(key, project.values.get(key))]
+    weakening += [
+        key
+        for key in LOWER_ONLY
+        if key in project.values and _raises(project.values[key], _baseline(key, user.values))
+    ]
     trusted = False
     if weakening:
-        from legion_llm.trust import settings_digest, trust_state
+        from legion_llm.trust import program_pin, settings_digest, trust_state
 
-        trusted = trust_state(path.parent, settings_digest(project.data)).trusted
+        program = program_pin(project.values.get("llm.claude_cli"))
+        trusted = trust_state(path.parent, settings_digest(project.data), program).trusted
     ignored = () if trusted else tuple(weakening)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -115,23 +139,65 @@ def load_settings(path: Path, *, user_path: Path | None = None) -> Settings:
     )
 
 
-def project_sensitive(path: Path) -> tuple[dict[str, Any], str]:
-    """What the project's settings.json at `path` sets of SENSITIVE (what trusting it would
-    honour), and the digest a trust record pins (of the very bytes read)."""
-    from legion_llm.trust import settings_digest
+def project_sensitive(path: Path) -> tuple[dict[str, Any], str, dict[str, str] | None]:
+    """What the project's settings.json at `path` sets of SENSITIVE and of LOWER_ONLY (what
+    trusting it would honour), the digest a trust record pins (of the very bytes read), and the
+    pin of the program its `memory.llm.claude_cli` names (trust.program_pin), if it names one."""
+    from legion_llm.trust import program_pin, settings_digest
 
     layer = _layer(path, path.name, root=path.parent)
     found = {key: layer.values[key] for key in SENSITIVE if _weakens(key, layer.values.get(key))}
-    return found, settings_digest(layer.data)
+    found.update((key, layer.values[key]) for key in LOWER_ONLY if key in layer.values)
+    program = program_pin(layer.values.get("llm.claude_cli"))
+    return found, settings_digest(layer.data), program
+
+
+def describe(key: str) -> str:
+    """What a setting an untrusted project may not set (or only lower) would let it do."""
+    if key in SENSITIVE:
+        return SENSITIVE[key]
+    bound = LOWER_ONLY.get(key)
+    limit = "no bound" if bound is None else f"{bound:g}"
+    return f"may only lower your bound (or the default, {limit}), or is not a finite number"
 
 
 def untrusted_warning(name: str, keys: tuple[str, ...]) -> str:
-    what = "; ".join(f"memory.{key} {SENSITIVE[key]}" for key in keys)
+    what = "; ".join(f"memory.{key} {describe(key)}" for key in keys)
     return (
         f"Warning: {name} of this project is not trusted, so it may not set {what}: ignored. "
         "If you trust this project, run `legion-llm trust`; or set it in your own "
         f"{_shown(user_settings_path())}."
     )
+
+
+def finite_number(value: Any) -> float | None:
+    """A setting's value as a finite number (a JSON number or a numeric string), else None."""
+    import math
+
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _baseline(key: str, user: Mapping[str, Any]) -> float | None:
+    """The bound a project value is held to: the user's own, else the default (None: none)."""
+    if key in user and user[key] is not None:
+        own = finite_number(user[key])
+        if own is not None:
+            return own
+    return LOWER_ONLY[key]
+
+
+def _raises(value: Any, baseline: float | None) -> bool:
+    """Would this project value loosen the bound (or is it no finite number at all)?"""
+    if value is None:  # null: no bound
+        return baseline is not None
+    number = finite_number(value)
+    return number is None or (baseline is not None and number > baseline)
 
 
 def _weakens(key: str, value: Any) -> bool:

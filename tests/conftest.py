@@ -122,11 +122,12 @@ def _user_folders(
 
 
 def trust_project(root: Path) -> None:
-    """`legion-llm trust` for `root` as its settings.json is now."""
+    """`legion-llm trust` for `root` as its settings.json (and the program it names) is now."""
     from legion_llm.config import project_sensitive
     from legion_llm.trust import record_trust
 
-    record_trust(root, project_sensitive(root / "settings.json")[1])
+    _, digest, program = project_sensitive(root / "settings.json")
+    record_trust(root, digest, program)
 
 
 @dataclass

@@ -168,10 +168,10 @@ def test_an_allow_pattern_that_could_take_exponential_time_is_refused(
 def test_an_untrusted_project_keeps_its_other_settings(project: Path) -> None:
     from legion_llm.config import load_settings
 
-    settings(project, {"auto_prune": True, "llm": {"model": "claude-opus-4-8",
+    settings(project, {"auto_prune": True, "llm": {"effort": "low",
                                                    "base_url": "https://exfil.test"}})  # fmt: skip
     loaded = load_settings(project / "settings.json")
-    assert loaded.auto_prune is True and loaded.llm == {"model": "claude-opus-4-8"}
+    assert loaded.auto_prune is True and loaded.llm == {"effort": "low"}
     assert loaded.ignored == ("llm.base_url",)
     trust_project(project)
     assert load_settings(project / "settings.json").llm["base_url"] == "https://exfil.test"

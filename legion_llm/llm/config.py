@@ -38,6 +38,7 @@ ANTHROPIC_AUTH_TOKEN) only, never from settings.json, and is never printed.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -136,7 +137,12 @@ def _text(value: object) -> object:
     raise ValueError("must be a non-empty string")
 
 
-def _number(kind: type, minimum: float, *, exclusive: bool = False) -> Callable[[object], object]:
+def _number(
+    kind: type, minimum: float, maximum: float, *, exclusive: bool = False
+) -> Callable[[object], object]:
+    """A finite number in [minimum, maximum] (above minimum when `exclusive`): `nan`, `inf`,
+    `1e308` are refused as any other bad value, so no bound can be removed by a number."""
+    what = "an integer" if kind is int else "a number"
     bound = f"> {minimum:g}" if exclusive else f">= {minimum:g}"
 
     def parse(value: object) -> object:
@@ -144,12 +150,13 @@ def _number(kind: type, minimum: float, *, exclusive: bool = False) -> Callable[
             if isinstance(value, bool) or value is None:
                 raise ValueError
             number = kind(value.strip() if isinstance(value, str) else value)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"must be {'an integer' if kind is int else 'a number'} {bound}"
-            ) from None
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"must be {what} {bound}") from None
         if (number <= minimum) if exclusive else (number < minimum):
-            raise ValueError(f"must be {'an integer' if kind is int else 'a number'} {bound}")
+            raise ValueError(f"must be {what} {bound}")
+        if not math.isfinite(number) or number > maximum:
+            raise ValueError(f"must be a finite {what[3:] if kind is int else 'number'} "
+                             f"{bound} and at most {maximum:g}")  # fmt: skip
         return number
 
     return parse
@@ -190,19 +197,41 @@ def _optional(parse: Callable[[object], object]) -> Callable[[object], object]:
     return wrapped
 
 
+# the largest value each bound takes from anyone (flag, environment, either settings file): a
+# bound past these is no bound (a day for one request, 100 attempts, $1M a run)
+MAXIMA: dict[str, float] = {
+    "max_tokens": 1_000_000,
+    "stall_timeout_s": 3_600,
+    "timeout_s": 86_400,
+    "deadline_s": 86_400,
+    "max_retry_sleep_s": 3_600,
+    "max_attempts": 100,
+    "max_cost_usd": 1_000_000,
+    "max_input_tokens": 100_000_000,
+}
+
 # field name -> (environment variable, parser)
 FIELDS: dict[str, tuple[str, Callable[[object], object]]] = {
     "engine": ("LEGION_LLM_ENGINE", _choice(ENGINE_CHOICES)),
     "model": ("LEGION_LLM_MODEL", _text),
     "price": ("LEGION_LLM_PRICE", _optional(_price)),
-    "max_tokens": ("LEGION_LLM_MAX_TOKENS", _number(int, 1)),
-    "stall_timeout_s": ("LEGION_LLM_STALL_TIMEOUT", _number(float, 0, exclusive=True)),
-    "timeout_s": ("LEGION_LLM_TIMEOUT", _number(float, 0, exclusive=True)),
-    "deadline_s": ("LEGION_LLM_DEADLINE", _number(float, 0, exclusive=True)),
-    "max_retry_sleep_s": ("LEGION_LLM_MAX_RETRY_SLEEP", _number(float, 0)),
-    "max_attempts": ("LEGION_LLM_MAX_ATTEMPTS", _number(int, 1)),
-    "max_cost_usd": ("LEGION_LLM_MAX_COST", _optional(_number(float, 0))),
-    "max_input_tokens": ("LEGION_LLM_MAX_INPUT_TOKENS", _optional(_number(int, 1))),
+    "max_tokens": ("LEGION_LLM_MAX_TOKENS", _number(int, 1, MAXIMA["max_tokens"])),
+    "stall_timeout_s": (
+        "LEGION_LLM_STALL_TIMEOUT",
+        _number(float, 0, MAXIMA["stall_timeout_s"], exclusive=True),
+    ),
+    "timeout_s": ("LEGION_LLM_TIMEOUT", _number(float, 0, MAXIMA["timeout_s"], exclusive=True)),
+    "deadline_s": ("LEGION_LLM_DEADLINE", _number(float, 0, MAXIMA["deadline_s"], exclusive=True)),
+    "max_retry_sleep_s": (
+        "LEGION_LLM_MAX_RETRY_SLEEP",
+        _number(float, 0, MAXIMA["max_retry_sleep_s"]),
+    ),
+    "max_attempts": ("LEGION_LLM_MAX_ATTEMPTS", _number(int, 1, MAXIMA["max_attempts"])),
+    "max_cost_usd": ("LEGION_LLM_MAX_COST", _optional(_number(float, 0, MAXIMA["max_cost_usd"]))),
+    "max_input_tokens": (
+        "LEGION_LLM_MAX_INPUT_TOKENS",
+        _optional(_number(int, 1, MAXIMA["max_input_tokens"])),
+    ),
     "base_url": ("ANTHROPIC_BASE_URL", _optional(_text)),
     "fallback_offline": ("LEGION_LLM_FALLBACK", _flag),
     "structured_output": ("LEGION_LLM_STRUCTURED", _choice(STRUCTURED_CHOICES)),

@@ -74,6 +74,9 @@ def test_check_reports_sources(cli: Any, project: Path, monkeypatch: pytest.Monk
     password = "pa" + "55"  # built at run time: the repository holds no credential (issue 15)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"https://user:{password}@gateway.test/v")
     monkeypatch.setenv("LEGION_LLM_DEADLINE", "30")
+    assert (
+        cli("trust", "--root", project).exit_code == 0
+    )  # a project's model needs trust (issue 34)
     result = cli("llm", "check", "--root", project, "--max-cost", "1", "--json")
     data = result.json["data"]
     assert data["model"] == {**data["model"], "name": "claude-opus-4-8",

@@ -1,8 +1,10 @@
 """`trust [--revoke]`: let this project's settings.json set what a cloned repository may not
-(config.SENSITIVE: the program run as `claude`, the API host, weaker redaction).
+(config.SENSITIVE: the program run as `claude`, the API host, the model and its price, weaker
+redaction; config.LOWER_ONLY: a looser bound on money or time).
 
 The record is kept outside the repository (trust.py) with the sha256 of settings.json as it is
-now: when the file changes, its sensitive settings are ignored again until you trust it again.
+now, and of the program its claude_cli names: when either changes, those settings are ignored
+again until you trust it again.
 The MCP server has no such tool: an agent cannot trust a project for you.
 """
 
@@ -13,15 +15,17 @@ from typing import Any
 from legion_llm.app.context import Common
 from legion_llm.app.result import CommandResult
 
+_BOUND = "a bound on money or time an untrusted project may only lower"
+
 
 def trust_result(c: Common, revoke: bool) -> CommandResult:
     from legion_llm.config import SENSITIVE, project_sensitive
     from legion_llm.trust import ABSENT, record_trust, trust_state
 
     path = c.paths.settings
-    sensitive, digest = project_sensitive(path)
+    sensitive, digest, program = project_sensitive(path)
     was_trusted = trust_state(c.root, digest).recorded is not None  # as any settings.json
-    store = record_trust(c.root, None if revoke else digest)
+    store = record_trust(c.root, None if revoke else digest, None if revoke else program)
     data: dict[str, Any] = {
         "root": str(c.root),
         "trusted": not revoke,
@@ -31,6 +35,8 @@ def trust_result(c: Common, revoke: bool) -> CommandResult:
         "sensitive": {key: _shown(key, value) for key, value in sensitive.items()},
         "store": str(store),
     }
+    if program is not None and not revoke:
+        data["program"] = program  # the program claude_cli names, pinned by its bytes
     if revoke:
         said = "No longer trusted:" if was_trusted else "Not trusted, so nothing to revoke:"
         human = f"{said} {c.root} (its settings.json may not set {', '.join(SENSITIVE)})."
@@ -45,10 +51,15 @@ def trust_result(c: Common, revoke: bool) -> CommandResult:
     lines = [f"Trusted {c.root} with its settings.json as it is now (recorded in {store})."]
     if sensitive:
         lines += ["It sets, and is now honoured for:"]
-        lines += [f"  memory.{key} = {shown}  ({SENSITIVE[key]})"
+        lines += [f"  memory.{key} = {shown}  ({SENSITIVE.get(key, _BOUND)})"
                   for key, shown in data["sensitive"].items()]  # fmt: skip
     else:
         lines.append("It sets none of the settings that trust unlocks.")
+    if program is not None:
+        lines.append(
+            f"The program it names is pinned too: {program['path']} (sha256 {program['sha256']}); "
+            "when that file changes, the project is not trusted until you run `legion-llm trust` again."
+        )
     lines.append("When settings.json changes, run `legion-llm trust` again to honour it.")
     return CommandResult("trust", data, "\n".join(lines))
 
