@@ -111,14 +111,24 @@ def _answer(
     return 0
 
 
-def _scrubbed(output: dict[str, Any]) -> Any:
-    """What a hook hands Claude Code goes to a model: the one redaction step every request
-    passes (a memory file edited by hand, or a cloned repository's, may hold a secret the store
-    would have redacted), and no configured key."""
+def _scrubbed(output: Any) -> Any:
+    """What a hook hands Claude Code goes to a model and to the user's terminal: the one
+    redaction step every request passes (a memory file edited by hand, or a cloned repository's,
+    may hold a secret the store would have redacted), no configured key, and no control
+    character (shown as a visible symbol, as in the CLI's human output: an ESC or OSC sequence
+    from a ROADMAP.md could set the window title, write the clipboard or clear the screen)."""
+    from legion_llm.app.result import visible
     from legion_llm.llm.scrub import scrub_data
     from legion_llm.memory.redact import redacted_data
 
-    return scrub_data(redacted_data(output))
+    def shown(value: Any) -> Any:
+        if isinstance(value, str):
+            return visible(value)
+        if isinstance(value, dict):
+            return {key: shown(item) for key, item in value.items()}
+        return [shown(item) for item in value] if isinstance(value, list) else value
+
+    return shown(scrub_data(redacted_data(output)))
 
 
 def _one_line(text: str) -> str:

@@ -89,16 +89,17 @@ def test_session_start_briefs_the_session_with_the_briefing_and_the_gotchas(demo
     assert f"({briefing['total_records']} outcome records" in context
     for record in briefing["recent_outcomes"]:
         assert (
-            f"- {record['id']} {record['date']} {record['agent']} {record['outcome']}:" in context
+            f"│ - {record['id']} {record['date']} {record['agent']} {record['outcome']}:" in context
         )
     for agent in briefing["top_agents"]:
         assert f"{agent['agent']} ({agent['total_tasks']} tasks" in context
+    assert "\n│ Top agents: " in context
     gotchas = [
         item.title
         for item in read_learnings(demo / ".mission-control" / "memory").learnings
         if item.category == "gotcha"
     ]
-    assert gotchas and all(f"### {title}" in context for title in gotchas)
+    assert gotchas and all(f"\n│ {title}\n" in context for title in gotchas)
     assert "## Project Learnings" in context
     assert len(context) <= hooks.MAX_CONTEXT_CHARS
 
@@ -116,7 +117,7 @@ def test_session_start_loads_the_learnings_whose_tags_state_md_names(demo: Path)
     assert "zebra ledger check" not in context_of(run_hook("session-start", payload, demo))
     state = demo / ".planning" / "STATE.md"
     state.write_text(state.read_text(encoding="utf-8") + "\nWorking on zebra-ledger.\n", "utf-8")
-    assert "### Run the zebra ledger check first" in context_of(
+    assert "\n│ Run the zebra ledger check first\n" in context_of(
         run_hook("session-start", payload, demo)
     )
 
@@ -153,12 +154,12 @@ def test_session_start_stays_short_on_a_large_memory(demo: Path) -> None:
     assert "outcome records" in context  # the briefing comes first and is kept
 
 
-def test_bounded_cuts_at_a_line_end_and_says_so() -> None:
+def test_bounded_cuts_at_a_line_end_and_says_so() -> None:  # the quoted part, in the frame
     text = "\n".join(f"line {i} " + "x" * 50 for i in range(500))
     cut = hooks.bounded(text)
     assert len(cut) <= hooks.MAX_CONTEXT_CHARS
-    assert cut.endswith(hooks.TRUNCATED)
-    assert text.startswith(cut.removesuffix(hooks.TRUNCATED))
+    assert cut.endswith("\n" + hooks.TRUNCATED)
+    assert text.startswith(cut.removesuffix("\n" + hooks.TRUNCATED))
     assert hooks.bounded("short") == "short"
 
 
@@ -167,7 +168,7 @@ def test_a_broken_outcomes_file_is_one_line_of_context(demo: Path) -> None:
     outcomes = demo / ".planning" / "memory" / "OUTCOMES.md"
     outcomes.write_bytes(outcomes.read_bytes() + b"| O-999 | \xff\xfe broken |\n")
     context = context_of(run_hook("session-start", json.dumps(session_start_payload(demo)), demo))
-    warnings = [line for line in context.splitlines() if line.startswith("Warning: ")]
+    warnings = [line for line in context.splitlines() if line.startswith("│ Warning: ")]
     assert len(warnings) == 1 and "OUTCOMES.md" in warnings[0]
     assert "## Project Learnings" in context  # the rest still arrives
 
@@ -178,7 +179,7 @@ def test_a_broken_learning_is_one_line_of_context(demo: Path) -> None:
         "---\ntags: [a\n---\n# Title\n", encoding="utf-8"
     )
     context = context_of(run_hook("session-start", json.dumps(session_start_payload(demo)), demo))
-    warnings = [line for line in context.splitlines() if line.startswith("Warning: ")]
+    warnings = [line for line in context.splitlines() if line.startswith("│ Warning: ")]
     assert len(warnings) == 1 and "broken.md" in warnings[0]
 
 
@@ -191,9 +192,8 @@ def test_a_failure_inside_a_part_becomes_one_line_and_the_rest_arrives(
     monkeypatch.setattr("legion_llm.memory.outcomes.fastrecall.brief_outcomes", boom)
     context = hooks.session_context(demo, __import__("datetime").date(2026, 6, 15))
     first = context.splitlines()[0]
-    assert first == (
-        "legion-llm: the memory briefing is unavailable (RuntimeError: disk on fire second line)"
-    )
+    assert first == "legion-llm: the memory briefing is unavailable (why is quoted below)"
+    assert "\n│ RuntimeError: disk on fire second line\n" in context
     assert "## Project Learnings" in context
 
 
