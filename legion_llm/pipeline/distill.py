@@ -60,6 +60,7 @@ from legion_llm.pipeline.distill_sources import (
     entity_check,
     group_entries,
     not_a_pattern,
+    phase_names,
     render_summary_group,
     summary_pattern,
 )
@@ -432,7 +433,8 @@ def _grounded_entities(
     fields = {"pattern": proposal.pattern, "context": proposal.context,
               "reuse_criteria": proposal.reuse_criteria}  # fmt: skip
     source = "\n".join(source_texts(ids, prepared))
-    known = [*ids, *_WHY_WORDS.split()]
+    cited = [c.record for c in prepared.selection.candidates if c.id in ids]
+    known = [*ids, *phase_names(ids), *(phase_key(r.phase) for r in cited), *_WHY_WORDS.split()]
     repaired, cut, reason = entity_check(fields, source, known)
     if reason is not None:
         return proposal, reason

@@ -83,6 +83,17 @@ class SummaryGroup:
         return [*self.outcomes, *self.plans]
 
 
+def phase_names(ids: list[str]) -> list[str]:
+    """The phase numbers cited plan ids carry (`07-01` -> `07`, `7`): a pattern may name the
+    phase of a plan it cites."""
+    found = []
+    for value in ids:
+        head = value.rsplit("-", 1)[0] if "-" in value else value
+        if re.fullmatch(r"\d+(?:\.\d+)*", head):
+            found += [head, ".".join(str(int(p)) for p in head.split("."))]
+    return list(dict.fromkeys(found))
+
+
 def cited_plans(text: str) -> set[str]:
     """Plan ids (`01-01`, `6.1-02a`) a pattern's Source names."""
     return set(_CITED_PLAN.findall(text))
@@ -97,7 +108,8 @@ def group_entries(
     patterns before it (`background`: the existing ones and those the outcome groups give, as
     (key, terms)) and the leads before it, so the offline writer's lead is not refused as a
     near-duplicate of another lead; declared entries come first, so they lead."""
-    items = sorted((Item(s, e) for s in sources for e in s.entries),
+    items = sorted((Item(s, e) for s in sources for e in s.entries
+                    if not_a_pattern(e.text) is None),  # never written: no lead, no member
                    key=lambda i: _KIND_ORDER[i.entry.kind])  # fmt: skip
     groups: list[SummaryGroup] = []
     leads: list[tuple[str, str]] = []
@@ -134,7 +146,7 @@ def summary_pattern(group: SummaryGroup, limits: dict[str, int]) -> dict[str, ob
     lead = group.items[0]
     s = lead.source
     pattern = cut_to(lead.entry.text, limits["pattern"])
-    where = [f"Plan {s.plan}" + (f" ({s.name})" if s.name else "") + f" of phase {s.phase}"]
+    where = [f"Plan {s.plan}" + (f" ({s.name})" if s.name else "")]
     how = ", ".join(x for x in (s.status, s.check) if x)
     context = where[0] + (f", {how}" if how else "")
     if lead.entry.why and lead.entry.why not in pattern:

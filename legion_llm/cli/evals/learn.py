@@ -19,6 +19,12 @@ FixturesOpt = Annotated[
     Path | None, typer.Option("--fixtures", help="Dataset folder (default: the suite's own).")
 ]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="JSON log file.")]
+DistillCorpusOpt = Annotated[
+    Path | None,
+    typer.Option("--corpus", help="A folder of real projects (each with .planning/): distil "
+                 "every phase's summaries; recall of declared patterns, no status, no "
+                 "unsupported row, no near-duplicate."),
+]  # fmt: skip
 
 
 def eval_distill(
@@ -27,6 +33,7 @@ def eval_distill(
     max_cost: MaxCostOpt = None,
     price: PriceOpt = None,
     fixtures: FixturesOpt = None,
+    corpus: DistillCorpusOpt = None,
     out: OutOpt = None,
     batch: BatchOpt = False,
     wait: WaitOpt = False,
@@ -36,11 +43,12 @@ def eval_distill(
     today: TodayOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Distil every outcome history twice, score it, check the gates (evals/distill.toml)."""
+    """Distil every outcome history twice, score it, check the gates (evals/distill.toml);
+    with --corpus, every real project's summaries."""
     c = common(root, today, json_)  # the dataset pins its own date; --today is only checked
     options = BatchOptions(batch, wait, poll_interval, timeout)
     finish(eval_result("distill", c, fixtures, out, options, engine=engine, model=model,
-                       max_cost=max_cost, price=price), c)  # fmt: skip
+                       max_cost=max_cost, price=price, corpus=corpus), c)  # fmt: skip
 
 
 def eval_learnings(

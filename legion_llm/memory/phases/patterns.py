@@ -54,7 +54,9 @@ _STATUS_WORDS = (
     r"complete(?:d)?(?:\s+with\s+warnings)?|done|pass(?:ed)?|shipped|merged|success(?:ful)?|"
     r"partial|failed|fail|blocked|escalated|in\s+progress|ok|verified|approved|finished"
 )
-_STATUS_TAIL = re.compile(rf"^(.*?)\s*(?::|\s[—–-])\s*(?:\**)(?:{_STATUS_WORDS})\b(.*)$", re.I)
+# a name, then its status at the first colon or dash (`Billing schema: Complete`), never a later
+# one (`CLI: app = typer.Typer() ... def main() -> None: pass` is code)
+_STATUS_TAIL = re.compile(rf"^([^:—–]*?)\s*(?::|\s[—–-])\s*(?:\**)(?:{_STATUS_WORDS})\b(.*)$", re.I)
 _RAN = re.compile(
     rf"\b(?:review|verification|checks?|tests?|build|ci|phase|plan|self-check)\b[^.]*?"
     rf"\b(?:{_STATUS_WORDS})\b",
@@ -209,6 +211,7 @@ def _prose_ok(text: str) -> bool:
     """Free prose worth a pattern: content, no status, no file list, some substance."""
     return (
         is_content(text)
+        and not text.rstrip().endswith(":")  # an introduction to what follows
         and not is_none(text)
         and not is_status(text)
         and not is_file_list(text)

@@ -67,3 +67,39 @@ def suite_result(
         Styled(f"{verdict[0]}; log: {{}}", (*verdict[1], str(path))),
     ]  # fmt: skip
     return CommandResult(f"eval {suite}", data, human, list(warnings), 0 if run.passed else 1)
+
+
+def distill_corpus_result(
+    c: Common, engine: Engine, corpus: Path, out: Path | None, *, warnings: Sequence[str] = ()
+) -> CommandResult:
+    """`eval distill --corpus DIR`: every real project distilled from its summaries, twice;
+    per project and in total: recall of declared patterns, rows that are no pattern,
+    unsupported rows, near-duplicates (evals/distill_corpus.py)."""
+    from legion_llm.evals.distill_corpus import run_distill_corpus
+    from legion_llm.llm.prompts import load_prompt
+
+    run = run_distill_corpus(engine, corpus, c.today)
+    data = {
+        **run.as_dict(),
+        "corpus": str(corpus),
+        "model": engine.model,
+        "prompts": {"distill-patterns": load_prompt("distill-patterns").sha256},
+        "usage": engine.meter.as_dict(engine.name),
+    }
+    path = write_eval_log(c, "distill-corpus", engine.name, out, data)
+    data["log"] = str(path)
+    columns = ["project", "phases", "declared", "recalled", "written", "not patterns",
+               "unsupported", "near-dup", "2nd run"]  # fmt: skip
+    rows = [[p.name, str(p.phases), str(p.declared), str(p.recalled), str(p.written),
+             str(p.not_patterns), str(p.unsupported), str(p.near_duplicates),
+             str(p.second_run_written)] for p in run.projects
+            if p.written or p.declared or p.error]  # fmt: skip
+    failed = run.failed_gates()
+    verdict = ("[green]all gates pass[/green]", ()) if not failed else (
+        "[red]FAILED: {}[/red]", ("; ".join(failed),))  # fmt: skip
+    human: list[Block] = [
+        Table(f"distill corpus ({engine.name})", columns, rows),
+        Table("total", ["metric", "value", "gate"], _rows(run.summary(), run.gates)),
+        Styled(f"{verdict[0]}; log: {{}}", (*verdict[1], str(path))),
+    ]
+    return CommandResult("eval distill", data, human, list(warnings), 0 if run.passed else 1)

@@ -41,6 +41,10 @@ def eval_result(
         return eval_batch_result(c, suite, fixtures, out, options, engine=engine, model=model,
                                  max_cost=max_cost, price=price, **extra)  # fmt: skip
     session = open_session(c, engine, model, max_cost, price=price)
+    if corpus is not None and suite == "distill":
+        from legion_llm.app.commands.evals.learn import distill_corpus_result
+
+        return distill_corpus_result(c, session.engine, corpus, out, warnings=session.warnings)
     if corpus is not None:
         from legion_llm.app.commands.evals.compaction import corpus_result
 
