@@ -9,7 +9,9 @@ and imports only its own sub-app.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from legion_llm.app.result import envelope, secret_free
@@ -79,10 +81,64 @@ def _text_arg(arg: str) -> str:
     return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+class Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the command is, as Ctrl-C raises KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_received: list[int] = []  # the signals this run was ended by
+
+
+def _raise_signalled(signum: int, frame: object) -> None:
+    _received.append(signum)
+    raise Signalled(signum)
+
+
+def _catch_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does: an exception that unwinds it, so every
+    child process it started is stopped on the way out (the interpreter's default is to die at
+    once, leaving them running). A signal set to be ignored (nohup) stays ignored. Returns the
+    handlers to put back."""
+    before: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return before
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or signal.getsignal(signum) != signal.SIG_DFL:
+            continue
+        before[signum] = signal.signal(signum, _raise_signalled)
+    return before
+
+
+def stop_children() -> None:
+    """Stop every child process still running (the `claude` CLI a command asked, whatever
+    thread asked it); nothing to do when no module that starts one was loaded."""
+    claude_cli = sys.modules.get("legion_llm.llm.claude_code.cli")
+    if claude_cli is not None:
+        claude_cli.stop_children()
+
+
 def run(argv: list[str], *, fast: bool = True, plugins: tuple[Plugin, ...] = ()) -> int:
     """Run one command line and return its exit code. `fast`: let cli/fast.py answer the
     commands it knows (False: always typer; the tests compare both); `plugins`: the commands
     another front end adds (legion_llm/entry.py)."""
+    handlers = _catch_signals()
+    try:
+        code = _run(argv, fast, plugins)
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        stop_children()  # none is left running, however the command ended
+    if _received:  # typer turns the exception into its own exit 130: the signal's code instead
+        code = 128 + _received.pop()
+        _received.clear()
+    return code
+
+
+def _run(argv: list[str], fast: bool, plugins: tuple[Plugin, ...]) -> int:
     args = [_text_arg(a) for a in argv]
     as_json = "--json" in args
     try:
@@ -99,7 +155,7 @@ def run(argv: list[str], *, fast: bool = True, plugins: tuple[Plugin, ...] = ())
             code = EXIT_BAD_INPUT
     except LegionError as exc:
         code = _fail(exc, args, as_json, plugins)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP (run sets the signal's exit code)
         stderr_line("error: interrupted")
         code = EXIT_INTERRUPTED
     except OSError as exc:

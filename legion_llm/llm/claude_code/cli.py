@@ -12,6 +12,11 @@ telemetry), stdin from us, a timeout, a cap on what it may print (MAX_CAPTURE_BY
 keeps printing is stopped, not buffered), and a session of its own, stopped whole on timeout or
 overflow (SIGTERM, so the CLI cleans up after itself, then SIGKILL to its group, its session and
 whatever still holds its pipes); a grandchild that keeps the pipes open is never waited for.
+
+No CLI outlives the run that started it: each one is registered while it runs; an exception that
+ends the run (Ctrl-C, a signal the front end turned into one) stops its session before it
+propagates, and `stop_children` stops every CLI still running (the front ends call it on
+SIGTERM, SIGHUP and SIGINT, and the MCP server when its client is gone), whatever thread runs it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ MAX_CAPTURE_BYTES = 16 * 2**20  # stdout and stderr together; an envelope is a f
 PIPE_GRACE_S = 2.0  # after the CLI exits, before whatever still holds its pipes is killed
 POLL_S = 0.05  # how often the loop looks whether the CLI has exited
 CHUNK = 65536
+_RUNNING: set[subprocess.Popen[bytes]] = set()  # every CLI started here and not yet ended
 _AUTH_COMMAND = re.compile(r"^\s+auth\b", re.MULTILINE)
 
 
@@ -82,15 +88,28 @@ def run_cli(
         env=environment,
         start_new_session=True,
     )
+    _RUNNING.add(process)
     try:
         out, err = _exchange(process, stdin.encode("utf-8"), time.monotonic() + timeout, limit)
     except CliTimeout:
         raise CliTimeout(f"no answer within {timeout:g} s") from None
     except CliOverflow:
         raise CliOverflow(f"printed more than {limit // 2**20} MB; it was stopped") from None
+    except BaseException:  # interrupted: the CLI would go on spending the user's plan
+        _stop_session(process)
+        raise
     finally:
+        _RUNNING.discard(process)
         _close_pipes(process)
     return CliRun(process.returncode, _text(out), _text(err))
+
+
+def stop_children() -> None:
+    """Stop every CLI still running (its session whole, as on a timeout): legion-llm is ending."""
+    for process in list(_RUNNING):
+        if process.poll() is None:
+            _stop_session(process)
+        _RUNNING.discard(process)
 
 
 def _text(data: bytes) -> str:
@@ -196,7 +215,11 @@ def _stop_session(process: subprocess.Popen[bytes]) -> None:
     if not hasattr(os, "killpg"):  # pragma: no cover - Windows
         process.kill()
         return
-    pipes = [p.fileno() for p in (process.stdout, process.stderr) if p is not None]
+    pipes = []
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None and not pipe.closed:  # closed: the thread that ran it is done
+            with contextlib.suppress(ValueError, OSError):
+                pipes.append(pipe.fileno())
     _signal_group(process, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(TERM_GRACE_S)
