@@ -20,13 +20,19 @@ that does not match, and the SDK answers everything itself, as before.
 Started by the plugin's first-start desk (mcp/firststart.py: it answered the handshake from the
 plugin while this environment was being built, then exec'd this server), the lines it read come
 first (LEGION_LLM_MCP_HANDOVER) and its answers count as the desk's: not sent again, compared.
+
+SIGTERM, SIGHUP and SIGINT end the server at once, after stopping every child process a call
+started (the `claude` CLI runs in a session of its own, so no signal to this process reaches
+it): the usual unwinding would wait for the call's thread, which waits for its child.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -264,6 +270,7 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
     """`legion-llm mcp`: the desk until the SDK is needed, then the SDK on the same wire."""
     import anyio
 
+    end_on_signals()
     handshake = Handshake.load(root)  # before the loader takes the interpreter's lock
     backlog, sent = take_handover()  # the first-start desk's lines: the SDK reads them first
     handshake.sent.update(sent)
@@ -292,6 +299,25 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
         return
     feed = cast("IO[str]", Feed(backlog, wire))  # what anyio.wrap_file reads: readline
     anyio.run(serve_stdio, app, anyio.wrap_file(feed), handshake)
+
+
+def end_on_signals() -> None:
+    """SIGTERM, SIGHUP, SIGINT (unless ignored): stop the child processes, then exit 128+signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _end)
+
+
+def _end(signum: int, frame: object) -> None:
+    claude_cli = sys.modules.get("legion_llm.llm.claude_code.cli")  # loaded once a call ran it
+    if claude_cli is not None:
+        claude_cli.stop_children()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(128 + signum)
 
 
 def take_handover() -> tuple[list[bytes], dict[str | int, str]]:

@@ -4,12 +4,17 @@ waits for nothing. Here such a line is answered with a JSON-RPC error and the se
 not JSON -> -32700 parse error (id null); JSON that is no JSON-RPC message -> -32600 invalid
 request (its id when it has a usable one, else null). And a client that sends its requests and
 closes stdin still gets every answer: at the end of input the server waits (up to DRAIN_S) for
-the requests it is still answering instead of cancelling them.
+the requests it is still answering instead of cancelling them, unless the client is gone (no
+one reads stdout any more): then every child process a call started (the `claude` CLI) is
+stopped and the server ends at once, so nothing goes on spending for nobody.
 """
 
 from __future__ import annotations
 
 import contextvars
+import os
+import select
+import sys
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
@@ -57,10 +62,22 @@ async def serve_stdio(
     record (mcp/frontdesk.py): replies it sent already are not sent again, and the handshake
     answers are noted for the next start."""
     server = app._lowlevel_server  # as run_stdio_async does; no public way to pass the streams
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-        answering = Answering(read_stream, write_stream, handshake)
-        replies = Replies(write_stream, answering.pending, handshake)
-        await server.run(answering, replies, server.create_initialization_options())
+    watch = _watch_stdout()  # the transport moves the wire off fd 1: a copy to look at it
+    try:
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            answering = Answering(read_stream, write_stream, handshake, watch)
+            replies = Replies(write_stream, answering.pending, handshake)
+            await server.run(answering, replies, server.create_initialization_options())
+    finally:
+        if watch is not None:
+            os.close(watch)
+
+
+def _watch_stdout() -> int | None:
+    try:
+        return os.dup(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def error_reply(exc: Exception) -> JSONRPCError:
@@ -125,10 +142,12 @@ class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
         handshake: Handshake | None = None,
+        watch: int | None = None,
     ) -> None:
         self._inner = inner
         self._write = write
         self._handshake = handshake
+        self._watch = watch  # the client's end of stdout, to tell whether it is gone
         self.pending: set[str | int] = set()
 
     @property
@@ -154,6 +173,8 @@ class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
     async def _drain(self) -> None:
         with anyio.move_on_after(DRAIN_S):
             while self.pending:
+                if self._watch is not None and client_gone(self._watch):
+                    end_for_nobody()
                 await anyio.sleep(0.01)
 
     def __aiter__(self) -> Answering:
@@ -164,6 +185,29 @@ class Answering(_Wrapper["ReadStream[SessionMessage | Exception]"]):
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+
+
+def client_gone(fd: int) -> bool:
+    """Whether nobody reads `fd`, the server's stdout, any more (a pipe or socket whose other
+    end has closed: the client ended). False when it cannot tell."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        events = poller.poll(0)
+    except (AttributeError, OSError, ValueError):
+        return False
+    return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in events)
+
+
+def end_for_nobody() -> None:
+    """The client is gone with calls still running: stop their child processes and end now (a
+    call's thread cannot be cancelled, and its answer has no reader)."""
+    from legion_llm.llm.claude_code.cli import stop_children
+
+    stop_children()
+    print("legion-llm mcp: the client is gone; the calls still running were stopped",
+          file=sys.stderr, flush=True)  # fmt: skip
+    os._exit(0)
 
 
 class Replies(_Wrapper["WriteStream[SessionMessage]"]):
