@@ -157,8 +157,8 @@ def describe(key: str) -> str:
     if key in SENSITIVE:
         return SENSITIVE[key]
     bound = LOWER_ONLY.get(key)
-    limit = "no bound" if bound is None else f"{bound:g}"
-    return f"may only lower your bound (or the default, {limit}), or is not a finite number"
+    limit = "none" if bound is None else f"{bound:g}"
+    return f"above your own bound (default {limit}) or to anything but a finite number"
 
 
 def untrusted_warning(name: str, keys: tuple[str, ...]) -> str:
