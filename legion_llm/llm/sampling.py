@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from legion_llm.errors import LegionError
 from legion_llm.llm.budget import Usage
 from legion_llm.llm.claude_api.structured import describe
 from legion_llm.llm.config import LLMConfig, find_credential
@@ -131,7 +132,16 @@ class SamplingEngine(EngineBase):
     def _sample(self, request: SampleRequest) -> SampleReply:
         from legion_llm.llm.tokens import count_tokens
 
-        reply = self.sampler(request)
+        try:
+            reply = self.sampler(request)
+        except LegionError:
+            raise
+        except Exception as exc:  # a reply the client's schema does not allow (`"text": null`)
+            raise SamplingUnavailableError(
+                f"the MCP client's sampling reply could not be read ({type(exc).__name__})"
+            ) from None
+        if not isinstance(reply.text, str):
+            raise SamplingUnavailableError("the MCP client's sampling reply holds no text")
         self.client_model = reply.model or self.client_model
         sent = "\n".join([request.system, *(text for _, text in request.messages)])
         usage = Usage(

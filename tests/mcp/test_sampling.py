@@ -128,3 +128,35 @@ def test_a_sampled_answer_nested_past_the_decoders_limit_is_unusable(tmp_path: P
     result = compact(root, cwd, Client(deep, deep))
     assert result["data"]["engine"] == "offline" and result["data"]["fell_back"] is True
     assert any("was unusable" in w for w in result["warnings"])
+
+
+def test_a_sampling_reply_with_null_text_falls_back_to_offline_with_a_notice(
+    tmp_path: Path,
+) -> None:
+    """`"text": null` (which the SDK's client would not send: a raw client does) is the client's
+    model unavailable: the offline engine answers, with a notice, never an internal error."""
+    from tests.mcp.test_raw_jsonrpc import INITIALIZE, Raw
+
+    root, _ = demo(tmp_path)
+    server = Raw(root)
+    try:
+        hello = json.loads(json.dumps(INITIALIZE))
+        hello["params"]["capabilities"] = {"sampling": {}}
+        server.send(hello)
+        assert server.reply()["id"] == 1
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "phase_compact",
+                                "arguments": {"phase": "3", "engine": "auto", "today": TODAY}}})  # fmt: skip
+        asked = 0
+        while (message := server.reply()).get("method") == "sampling/createMessage":
+            asked += 1
+            server.send({"jsonrpc": "2.0", "id": message["id"],
+                         "result": {"role": "assistant", "model": "m",
+                                    "content": {"type": "text", "text": None}}})  # fmt: skip
+        assert asked and message["id"] == 2 and not message["result"].get("isError")
+        result = json.loads(message["result"]["content"][0]["text"])
+        assert result["data"]["engine"] == "offline" and result["data"]["fell_back"] is True
+        assert any("sampling reply could not be read" in w for w in result["warnings"])
+    finally:
+        server.close()
