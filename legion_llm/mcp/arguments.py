@@ -116,6 +116,28 @@ def wrong_kinds(tool: str, arguments: Mapping[str, Any], schema: Mapping[str, An
     return f"Error executing tool {tool}: " + "; ".join(problems) if problems else ""
 
 
+def nul_arguments(tool: str, arguments: Mapping[str, Any]) -> str:
+    """The one-line refusal of a string argument (or a string in a list) holding a NUL
+    character: no path, phase, mission or memory text can hold one (a path with it cannot even be
+    asked for), so it is refused before anything runs."""
+    held = [name for name, value in arguments.items() if _holds_nul(value)]
+    if not held:
+        return ""
+    return f"Error executing tool {tool}: " + "; ".join(
+        f"argument {name!r} must not hold a NUL character (\\x00)" for name in held
+    )
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    return False
+
+
 def _types(schema: Mapping[str, Any]) -> set[str]:
     """The JSON types a schema accepts besides null (an enum or const counts as `enum`)."""
     parts = schema.get("anyOf") or schema.get("oneOf")
@@ -169,8 +191,11 @@ def server_class() -> type:
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             tool = self._tool_manager.get_tool(name)
             if tool is not None:
-                refused = unknown_arguments(name, arguments or {}, tool.parameters) or wrong_kinds(
-                    name, arguments or {}, tool.parameters
+                given = arguments or {}
+                refused = (
+                    unknown_arguments(name, given, tool.parameters)
+                    or wrong_kinds(name, given, tool.parameters)
+                    or nul_arguments(name, given)
                 )
                 if refused:
                     raise ToolError(refused)

@@ -54,6 +54,8 @@ class Runner:
 
     def inside(self, value: str, what: str) -> Path:
         """`value` as a path under the root (relative to the root, or absolute inside it)."""
+        if "\x00" in value:  # no path holds one (resolving it would raise ValueError)
+            raise ToolError(f"{what} {value!r} must not hold a NUL character")
         path = Path(value.strip()).expanduser()
         resolved = (path if path.is_absolute() else self.root / path).resolve()
         if not value.strip() or not resolved.is_relative_to(self.root):

@@ -142,3 +142,26 @@ def test_a_client_that_closes_stdin_after_its_requests_gets_every_answer(tmp_pat
     assert done.returncode == 0
     assert sorted(r["id"] for r in replies) == [1, 2, 3, 4, 5, 6, 7, 10]
     assert all("result" in r and not r["result"].get("isError") for r in replies)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "named"),
+    [("phase_read", {"phase": "3\x00"}, "phase"),
+     ("phase_compact", {"phase": "\x003", "engine": "offline"}, "phase"),
+     ("memory_extract_learnings", {"mission": "missions/a\x00b"}, "mission"),
+     ("memory_recall", {"kind": "outcomes", "tags": ["ok", "b\x00d"]}, "tags"),
+     ("memory_store", {"kind": "outcome", "phase": "4", "plan": "04-05", "agent": "dev",
+                       "outcome": "success", "summary": "nul \x00 byte"}, "summary")],
+    ids=["phase_read", "phase_compact", "mission", "a list", "stored text"],
+)  # fmt: skip
+def test_a_nul_in_any_string_argument_is_a_one_line_tool_error(
+    raw: Raw, tmp_path: Path, tool: str, arguments: dict[str, Any], named: str
+) -> None:
+    before = {p: p.read_bytes() for p in (tmp_path / "demo/.planning").rglob("*") if p.is_file()}
+    answer = raw.call(5, tool, arguments)
+    assert answer["id"] == 5 and answer["result"]["isError"] is True
+    text = answer["result"]["content"][0]["text"]
+    assert f"argument {named!r} must not hold a NUL character" in text
+    assert "internal error" not in text and "\n" not in text
+    after = {p: p.read_bytes() for p in (tmp_path / "demo/.planning").rglob("*") if p.is_file()}
+    assert after == before  # nothing ran
