@@ -219,7 +219,8 @@ def error(signature: str, fix: str, resolved: str = "true") -> dict[str, str]:
     return {"error_signature": signature, "fix": fix, "agent": "dev", "resolved": resolved}
 
 
-def test_duplicate_error_with_resolved_fix_returns_the_existing_id(tmp_path: Path) -> None:
+def test_the_same_error_stored_with_another_fix_keeps_both_fixes(tmp_path: Path) -> None:
+    """Before, the second fix was dropped ("existing") and the row left as it was."""
     paths = MemoryPaths(tmp_path)
     add_knowledge(
         paths,
@@ -239,9 +240,31 @@ def test_duplicate_error_with_resolved_fix_returns_the_existing_id(tmp_path: Pat
         today=TODAY,
         branch="main",
     )
-    assert (again.action, again.record.id) == ("existing", "E-001")
+    assert (again.action, again.record.id) == ("updated", "E-001")
     assert again.decided_by in ("exact", "confidence")
-    assert paths.errors.read_bytes() == before
+    [record] = read_knowledge(ERRORS, paths.errors).records
+    assert record.values["fix"] == "pip install requests; also: add to requirements"
+    assert record.resolved
+    merged = paths.errors.read_bytes()
+    assert merged != before
+    same = error("ModuleNotFoundError: No module named 'requests'", "Add to requirements.")
+    third = add_knowledge(paths, ERRORS, same, today=TODAY, branch="main")
+    assert third.action == "existing" and paths.errors.read_bytes() == merged  # held already
+
+
+def test_an_unresolved_entry_keeps_the_fix_that_did_not_work(tmp_path: Path) -> None:
+    paths = MemoryPaths(tmp_path)
+    first = error("ModuleNotFoundError: No module named 'requests'", "pip install request", "false")
+    add_knowledge(paths, ERRORS, first, today=TODAY, branch="main")
+    second = error(
+        "ModuleNotFoundError: No module named 'requests'", "pip3 install --user x", "false"
+    )
+    assert add_knowledge(paths, ERRORS, second, today=TODAY, branch="main").action == "updated"
+    [record] = read_knowledge(ERRORS, paths.errors).records
+    assert record.values["fix"] == (
+        "pip install request; also tried: pip3 install --user x, which did not resolve it"
+    )
+    assert not record.resolved
 
 
 def test_duplicate_of_an_unresolved_error_updates_its_fix(tmp_path: Path) -> None:
@@ -269,7 +292,10 @@ def test_duplicate_of_an_unresolved_error_updates_its_fix(tmp_path: Path) -> Non
     )
     assert (updated.action, updated.record.id) == ("updated", "E-001")
     [record] = read_knowledge(ERRORS, paths.errors).records
-    assert record.values["fix"] == "parse with Number()" and record.resolved
+    assert record.resolved  # the new fix first, the one that did not work kept
+    assert (
+        record.values["fix"] == "parse with Number() (tried before: cast, which did not resolve it)"
+    )
 
 
 def test_different_errors_are_not_merged(tmp_path: Path) -> None:
@@ -378,7 +404,7 @@ def test_updating_a_fix_rewrites_the_row_in_its_own_table_columns(tmp_path: Path
     [record] = read_knowledge(ERRORS, paths.errors).records
     assert record.values["error_signature"].startswith("TypeError: cannot read property 'foo'")
     assert (record.values["fix"], record.values["agent"], record.tags) == (
-        "optional chaining",
+        "optional chaining (tried before: guess, which did not resolve it)",
         "dev",
         ["ts"],
     )

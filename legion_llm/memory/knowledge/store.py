@@ -112,7 +112,9 @@ def place(
 ) -> Placement:
     """Only a `fix` answer merges (an exact match at once; otherwise `decide` may still refuse:
     a model can stop a merge, never force one); a `confirm` stores a new entry and names the
-    close one."""
+    close one. Merging is for the same error: two texts that differ in a name deciding the fix
+    (a table, a column, a package, a host, a port, a file: `kind=value` conflicts) are never
+    merged, whatever the score; the stored one is named as close."""
     candidates = candidates_of(existing)
     if not candidates:
         return Placement()
@@ -123,7 +125,7 @@ def place(
         return Placement()
     best = found.matches[0]
     close = Placement(close=(by_id[best.candidate.key], found.confidence[0]))
-    if found.answer == "confirm":
+    if found.answer == "confirm" or any("=" in key for key in best.conflicts):
         return close
     if best.exact:
         return Placement((by_id[best.candidate.key], best, "exact"))
@@ -167,17 +169,44 @@ def add_knowledge(
             if placed.duplicate is not None:
                 return _resolve_duplicate(paths, current, placed.duplicate, clean)
             close = placed.close
-        clean["id"] = format_id(kind.prefix, current.max_id() + 1)
-        record = KnowledgeRecord(kind, clean, "table")
-        assert current.doc is not None
-        columns = current.table.columns if current.table else list(kind.columns)
-        row = encode_row([_cell(clean, c) for c in columns])
-        text = append_rows(current.doc, current.table, [row], template=kind.template)
-        write_or_fail(path, text, root=paths.root, record_text=row, record=record.to_dict())
+        return _new_row(paths, current, clean, close)
+
+
+def _new_row(
+    paths: MemoryPaths,
+    current: KnowledgeFile,
+    clean: dict[str, str],
+    close: tuple[KnowledgeRecord, float] | None,
+) -> StoredKnowledge:
+    """Append `clean` as the file's next row (under the caller's lock), naming a close entry."""
+    kind = current.kind
+    clean["id"] = format_id(kind.prefix, current.max_id() + 1)
+    record = KnowledgeRecord(kind, clean, "table")
+    assert current.doc is not None
+    columns = current.table.columns if current.table else list(kind.columns)
+    row = encode_row([_cell(clean, c) for c in columns])
+    text = append_rows(current.doc, current.table, [row], template=kind.template)
+    write_or_fail(current.path, text, root=paths.root, record_text=row, record=record.to_dict())
     stored = StoredKnowledge(record, "added", row, warnings=current.warnings)
     if close is not None:
         stored.close, stored.close_confidence = close[0].id, close[1]
     return stored
+
+
+def merged_fix(old: str, old_resolved: bool, new: str, new_resolved: bool) -> str:
+    """The fix of a stored error that is stored again with `new`: both survive, each saying
+    whether it resolved the error; a fix the stored one already holds adds nothing."""
+    if not old or _fix_key(new) in _fix_key(old):
+        return old or new
+    if new_resolved and not old_resolved:
+        return f"{new} (tried before: {old}, which did not resolve it)"
+    if new_resolved:
+        return f"{old}; also: {new}"
+    return f"{old}; also tried: {new}, which did not resolve it"
+
+
+def _fix_key(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!;: ")
 
 
 _OUTCOME_ID = re.compile(r"O-[0-9]+", re.IGNORECASE)
@@ -242,12 +271,18 @@ def _resolve_duplicate(
     duplicate: tuple[KnowledgeRecord, Match, str],
     new: dict[str, str],
 ) -> StoredKnowledge:
-    """Existing fix resolved (or a learn entry): keep it. Unresolved table row: take the new fix."""
+    """The same error stored again: no fix is lost. A fix the stored entry already holds changes
+    nothing; another is added to the entry's (merged_fix), never put in its place."""
     record, match, decided_by = duplicate
-    if record.resolved or record.format == "learn" or record.table is None:
+    old = record.values.get("fix", "")
+    fix = merged_fix(old, record.resolved, new["fix"], new.get("resolved") == "true")
+    if fix == old:
         return StoredKnowledge(record, "existing", "", decided_by, match.score, current.warnings)
+    if record.format == "learn" or record.table is None:  # not a row to rewrite: a row of its own
+        return _new_row(paths, current, new, close=(record, match.score))
     assert current.doc is not None and record.line_no is not None
-    updated = dict(record.values, fix=new["fix"], resolved="true")
+    resolved = "true" if record.resolved or new.get("resolved") == "true" else "false"
+    updated = dict(record.values, fix=fix, resolved=resolved)
     columns = record.table.columns
     row = encode_row([_cell(updated, c) for c in columns])
     lines = list(current.doc.lines)

@@ -132,9 +132,12 @@ def answer_of(confidence: Sequence[float], fitted: Model | None = None) -> tuple
 
 def answered(query: Features, matches: Sequence[Match], fitted: Model | None = None) -> Answered:
     """Confidences for ranked candidates and the answer they give, the candidates re-ordered by
-    confidence (the matcher's order among equals)."""
+    confidence (the matcher's order among equals). Never `fix` for a candidate that differs in a
+    name deciding the fix (a `kind=value` conflict): at most `confirm`, shown, not applied."""
     values = confidences(query, matches, fitted)
     order = sorted(range(len(matches)), key=lambda i: -values[i])
     ranked, ranked_values = [matches[i] for i in order], [values[i] for i in order]
     kind, shown = answer_of(ranked_values, fitted)
+    if kind == "fix" and any("=" in key for key in ranked[0].conflicts):
+        kind, shown = "confirm", 1  # a different deciding name (a table, a port...): never its fix
     return Answered(kind, ranked, ranked_values, shown)
