@@ -414,7 +414,13 @@ def run_distill(
             index = TopicIndex([*existing, *accepted])
             ids, reason = verify(proposal, prepared, index)
             if reason is None:
-                proposal, reason = _grounded_entities(proposal, ids, prepared, result)
+                original = proposal.pattern
+                proposal, reason, cut = _grounded_entities(proposal, ids, prepared)
+                if reason is None and cut:  # the repaired text passes every check again
+                    ids, reason = verify(proposal, prepared, index)
+                if reason is None and cut:
+                    result.warnings.append(f"pattern {original[:60]!r}: cut what its sources "
+                                           f"do not state ({', '.join(cut)})")  # fmt: skip
             shown = redactor.text(proposal.pattern)  # before it is cut: no token cut in two
             if reason is not None:
                 result.skipped.append({"pattern": _shown(shown), "reason": redactor.text(reason)})
@@ -426,10 +432,10 @@ def run_distill(
 
 
 def _grounded_entities(
-    proposal: ProposedPattern, ids: list[str], prepared: Prepared, result: DistillResult
-) -> tuple[ProposedPattern, str | None]:
-    """The proposal with every clause naming what its sources do not state cut (a warning says
-    what), or the reason it is refused (distill_sources.entity_check)."""
+    proposal: ProposedPattern, ids: list[str], prepared: Prepared
+) -> tuple[ProposedPattern, str | None, list[str]]:
+    """The proposal with every clause naming what its sources do not state cut, the reason it
+    is refused (distill_sources.entity_check), and what was cut."""
     fields = {"pattern": proposal.pattern, "context": proposal.context,
               "reuse_criteria": proposal.reuse_criteria}  # fmt: skip
     source = "\n".join(source_texts(ids, prepared))
@@ -437,14 +443,8 @@ def _grounded_entities(
     known = [*ids, *phase_names(ids), *(phase_key(r.phase) for r in cited), *_WHY_WORDS.split()]
     repaired, cut, reason = entity_check(fields, source, known)
     if reason is not None:
-        return proposal, reason
-    if cut:
-        result.warnings.append(
-            f"pattern {proposal.pattern[:60]!r}: cut what its sources do not state "
-            f"({', '.join(cut)})"
-        )
-        proposal = proposal.model_copy(update=repaired)
-    return proposal, None
+        return proposal, reason, cut
+    return (proposal.model_copy(update=repaired) if cut else proposal), None, cut
 
 
 def _render(group: CandidateGroup | SummaryGroup) -> str:
