@@ -165,8 +165,9 @@ def test_store_never_merges_in_the_confirm_band_and_a_model_can_only_refuse(
     near = "ModuleNotFoundError: No module named 'yaml' while importing settings"
     merged = add_knowledge(paths, ERRORS, {**values, "error_signature": near}, today=day,
                            branch="main")  # fmt: skip
-    assert (merged.action, merged.record.id, merged.decided_by) == ("existing", "E-002",
+    assert (merged.action, merged.record.id, merged.decided_by) == ("updated", "E-002",
                                                                     "confidence")  # fmt: skip
+    assert merged.record.values["fix"].endswith("; also: other")  # its fix added, never lost
     fake = FakeEngine()
     fake.enqueue(MatchVerdicts(verdicts=[], match=0))  # "none of them"
     refused = add_knowledge(paths, ERRORS, {**values, "error_signature": near}, today=day,

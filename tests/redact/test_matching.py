@@ -47,12 +47,15 @@ def test_errors_add_then_match_across_tokens(cli: Any, demo_project: Path) -> No
     assert "[REDACTED:anthropic-key]" in stored and failed_auth(1).split()[-4] not in stored
     again = cli("errors", "add", "--signature", failed_auth(4), "--fix", "Rotate it again",
                 "--agent", "dev", "--engine", "offline", "--root", demo_project, "--json")  # fmt: skip
-    assert again.json["data"]["action"] == "existing"
+    assert again.json["data"]["action"] == "updated"  # the same error: both fixes kept
     assert again.json["data"]["decided_by"] == "exact"
     found = cli("errors", "match", failed_auth(5), "--engine", "offline", "--root", demo_project,
                 "--json")  # fmt: skip
     best = found.json["data"]["matches"][0]
-    assert best["id"] == added.json["data"]["record"]["id"] and best["fix"] == "Rotate the key"
+    assert (
+        best["id"] == added.json["data"]["record"]["id"]
+        and best["fix"] == "Rotate the key; also: Rotate it again"
+    )
 
 
 def signed_failure(seed: int) -> tuple[str, str]:
