@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import sys
 import time
@@ -41,6 +42,7 @@ ROOT_MARK = "{root}"  # stands for the project root in the shipped instructions
 ANY_VERSION = "*"  # the answer for a protocol version not listed (the server's own choice)
 LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "ping")
 METHODS = ("initialize", *LISTS)  # what the shipped file answers
+MAX_DEPTH = 64  # how deeply a line's JSON may nest (a JSON-RPC message needs a few levels)
 POLL_S = 0.25  # how often the desk looks whether the venv is ready, while the client is quiet
 ABOUT = (
     "What `legion-llm mcp` answers to the requests that depend only on the code, by the protocol "
@@ -132,6 +134,42 @@ def _root_marked(result: dict[str, Any], root: str) -> dict[str, Any]:
     return {**result, "instructions": instructions.replace(root, ROOT_MARK)}
 
 
+# ---------------------------------------------------------------- reading a line
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+class Unreadable(ValueError):
+    """A line that is JSON to a lenient reader, refused by a strict one (said why)."""
+
+
+def read_json(raw: bytes) -> Any:
+    """One line's JSON as a strict reader takes it; ValueError (with why) when it is not JSON in
+    UTF-8, nests deeper than MAX_DEPTH (Python's decoder would raise RecursionError, or take
+    the whole stack) or holds a lone surrogate (`"\\ud800"`: no UTF-8 text can carry it, and
+    the SDK's reader refuses it)."""
+    if nesting(raw) > MAX_DEPTH:
+        raise Unreadable(f"nested deeper than {MAX_DEPTH} levels")
+    message = json.loads(raw)
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise Unreadable("a string holds a lone surrogate") from None
+    return message
+
+
+def nesting(raw: bytes) -> int:
+    """How deeply the arrays and objects of a JSON text nest (brackets inside strings aside)."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return 0  # too few to go past the limit
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b'""', raw)):
+        depth += 1 if bracket in (b"[", b"{") else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 # ---------------------------------------------------------------- the desk
 
 
@@ -155,9 +193,10 @@ class Desk:
     def reply(self, raw: bytes) -> bytes | None:
         """The answer to one line (None: nothing to say)."""
         try:
-            message = json.loads(raw)
-        except ValueError:
-            return _line(_error(None, -32700, "Parse error: the line is not JSON"))
+            message = read_json(raw)
+        except ValueError as exc:
+            why = f" ({exc})" if isinstance(exc, Unreadable) else ""
+            return _line(_error(None, -32700, f"Parse error: the line is not JSON{why}"))
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             request_id = message.get("id") if isinstance(message, dict) else None
             invalid = "Invalid Request: not a JSON-RPC 2.0 message"

@@ -44,7 +44,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import legion_llm
 from legion_llm import cache
-from legion_llm.mcp.firststart import HANDOVER
+from legion_llm.mcp.firststart import HANDOVER, read_json
 from legion_llm.mcp.server import instructions_for
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class Handshake:
         """The desk's reply to one line read before the SDK is ready: a response line, "" for a
         notification (nothing to say; it waits for the SDK), None when the SDK must answer."""
         try:
-            message = json.loads(line)
+            message = read_json(line)  # bounded: a deep or odd line goes to the SDK's reader
         except ValueError:
             return None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
