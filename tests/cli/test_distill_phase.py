@@ -43,3 +43,13 @@ def test_the_host_route_says_a_phase_needs_an_engine(cli: Any, tmp_path: Path) -
         "error: --phase runs with an engine (offline, anthropic, claude-code); the host route "
         "distils OUTCOMES.md and the summaries it names"
     )
+
+
+def test_without_an_outcome_log_distill_says_where_patterns_are(cli: Any, tmp_path: Path) -> None:
+    root = demo(tmp_path)
+    (root / ".planning/memory/OUTCOMES.md").unlink()
+    result = cli("distill", "--engine", "offline", "--root", root, "--json")
+    assert result.exit_code == 0 and result.json["data"]["written"] == []
+    assert result.json["warnings"] == [
+        "no OUTCOMES.md: `distill --phase N` distils a phase's plan summaries"
+    ]

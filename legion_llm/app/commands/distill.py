@@ -70,6 +70,8 @@ def distill_result(
         "usage": session.usage(),
     }
     warnings = [*session.warnings, *result.warnings]
+    if not phases and not c.paths.outcomes.exists():  # most projects: summaries, no outcome log
+        warnings.append("no OUTCOMES.md: `distill --phase N` distils a phase's plan summaries")
     return CommandResult("distill", data, human_lines(data, session.verbose), warnings)
 
 
