@@ -48,7 +48,7 @@ _NOT_REUSABLE = re.compile(
     re.I,
 )
 _FIX = re.compile(r"\bFix(?:ed)?\s*:\s*(.+?)(?:;\s*(?:Files?|Verification|Commit)\b.*)?$", re.I)
-_MIN_PROSE_TERMS = 3
+_MIN_PROSE_TERMS = 4  # "Plan specified private `_UserRow`" says too little to reuse
 _MIN_LIST_TERMS = 2  # "Bumped Node to 20 in .nvmrc" says something; "`a.py`, `b.py`" does not
 _STATUS_WORDS = (
     r"complete(?:d)?(?:\s+with\s+warnings)?|done|pass(?:ed)?|shipped|merged|success(?:ful)?|"
