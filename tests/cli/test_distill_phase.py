@@ -53,3 +53,10 @@ def test_without_an_outcome_log_distill_says_where_patterns_are(cli: Any, tmp_pa
     assert result.json["warnings"] == [
         "no OUTCOMES.md: `distill --phase N` distils a phase's plan summaries"
     ]
+
+
+def test_the_corpus_eval_runs_directly_not_as_a_batch(cli: Any, tmp_path: Path) -> None:
+    result = cli("eval", "distill", "--corpus", tmp_path, "--batch", "--root", tmp_path)
+    assert result.exit_code == 1 and result.stderr.strip() == (
+        "error: eval distill --corpus runs directly: leave out --batch and --wait"
+    )

@@ -12,6 +12,7 @@ from legion_llm.app.commands.evals.log import check_out
 from legion_llm.app.context import Common
 from legion_llm.app.result import CommandResult
 from legion_llm.app.session import open_session
+from legion_llm.errors import InputError
 
 
 def eval_result(
@@ -36,6 +37,8 @@ def eval_result(
 
         fixtures, _ = load_definition()
     check_out(c, out)
+    if corpus is not None and suite == "distill" and (options.batch or options.wait):
+        raise InputError("eval distill --corpus runs directly: leave out --batch and --wait")
     extra: dict[str, Any] = {"splits": splits} if suite == "errors" else {}
     if options.batch or options.wait:
         return eval_batch_result(c, suite, fixtures, out, options, engine=engine, model=model,
