@@ -317,9 +317,16 @@ def _become(then: list[str], extra: dict[str, str]) -> None:
 
 def install_state(venv: Path, lock: Path) -> Callable[[], str]:
     """The launcher's view of its install: 'ready' once the venv's stamp is written,
-    'building' while its lock is held by a live process, else 'failed'."""
+    'building' while its lock is held by a live install, else 'failed'. The lock is stale as the
+    launcher sees it (the next start takes it over): its process gone or a zombie, another process
+    under a reused pid (the start time it recorded differs), or older than the install timeout."""
+    try:
+        limit = float(os.environ.get("LEGION_LLM_INSTALL_TIMEOUT") or 900)
+    except ValueError:
+        limit = 900.0
 
     def state() -> str:
+        _reap()  # the install is this process's child once the launcher exec'd the desk
         if (venv / ".installed").is_file() and os.access(venv / "bin" / "legion-llm", os.X_OK):
             return "ready"
         try:
@@ -328,15 +335,47 @@ def install_state(venv: Path, lock: Path) -> Callable[[], str]:
             return "building" if lock.is_dir() else "failed"  # just taken, or gone
         except (OSError, ValueError):
             return "building"
-        try:
-            os.kill(holder, 0)
-        except ProcessLookupError:
-            return "failed"
-        except OSError:
-            pass  # alive, someone else's
-        return "building"
+        return "building" if _held(lock, holder, limit) else "failed"
 
     return state
+
+
+def _held(lock: Path, holder: int, limit: float) -> bool:
+    """Whether `lock` is held by its live install (as the launcher's `lock_live` decides)."""
+    try:
+        if time.time() - lock.stat().st_mtime > limit:
+            return False
+        os.kill(holder, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass  # alive, someone else's (or the lock just went)
+    fields = _stat(holder)
+    if fields and fields[0] == "Z":
+        return False
+    try:
+        started = (lock / "started").read_text("utf-8").strip()
+    except OSError:
+        return True
+    return not started or not fields or len(fields) < 20 or fields[19] == started
+
+
+def _stat(pid: int) -> list[str]:
+    """/proc/PID/stat's fields after the command name (state first); [] where there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].decode().split()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return []
+
+
+def _reap() -> None:
+    """Collect the children that have ended (the install), so none stays a zombie."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except (ChildProcessError, OSError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
