@@ -61,7 +61,8 @@ def env(tmp_path: Path) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_DATA"))}
     return {**keep, "HOME": str(tmp_path / "home"), "LEGION_LLM_PYTHON": str(python),
             "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
-            "FAKE_BUILDS": str(tmp_path / "builds.log")}  # fmt: skip
+            "FAKE_BUILDS": str(tmp_path / "builds.log"),
+            "COLUMNS": "40"}  # a narrow terminal must not hide a running server's long path  # fmt: skip
 
 
 def launch(env: dict[str, str], src: Path, *args: str) -> subprocess.CompletedProcess[str]:
