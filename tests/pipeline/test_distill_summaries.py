@@ -149,6 +149,9 @@ def test_a_failed_plan_offers_nothing_and_a_partial_one_only_what_it_declares() 
         "Dispatch board page: Complete with Warnings",
         "Free/busy cache job and the sync status API: BLOCKED",
         "Booking flow: Failed — Verification failed: bash scripts/e2e.sh e2e/dispatch.spec.ts",
+        "Invoice numbering and the tax rounding rules landed",
+        "The export worker is done",
+        "Nightly sync job deployed.",
     ],
 )
 def test_a_status_is_never_a_pattern(text: str) -> None:
@@ -162,6 +165,8 @@ def test_a_status_is_never_a_pattern(text: str) -> None:
         "Skeleton CLI Typer: app = typer.Typer(help='x') + @app.callback() def main() -> None: pass",
         "Non-blocking quality gates: only test failures block the build",
         "Review passed on the first cycle because the QA agent wrote the fixtures first",
+        "Keep each migration reversible so that a failed release can be rolled back",
+        "Feature flags let the checkout page be released",
     ],
 )
 def test_what_worked_is_no_status(text: str) -> None:

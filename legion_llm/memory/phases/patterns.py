@@ -52,7 +52,19 @@ _MIN_PROSE_TERMS = 4  # "Plan specified private `_UserRow`" says too little to r
 _MIN_LIST_TERMS = 2  # "Bumped Node to 20 in .nvmrc" says something; "`a.py`, `b.py`" does not
 _STATUS_WORDS = (
     r"complete(?:d)?(?:\s+with\s+warnings)?|done|pass(?:ed)?|shipped|merged|success(?:ful)?|"
-    r"partial|failed|fail|blocked|escalated|in\s+progress|ok|verified|approved|finished"
+    r"partial|failed|fail|blocked|escalated|in\s+progress|ok|verified|approved|finished|"
+    r"landed|delivered|released|deployed|went\s+live"
+)
+# a deliverable's name, then how it ended (`Ledger schema and its invariants landed`, `Audit
+# export is done`): a short line whose last words are its status
+_STATUS_END = re.compile(
+    rf"^\S.*?\s(?:(?:is|was|are|were|got|has\s+been|have\s+been)\s+)?(?:{_STATUS_WORDS})$", re.I
+)
+_STATUS_END_WORDS = 10
+# a means or a reason makes it more than a status (`Feature flags let the page be released`)
+_MEANS = re.compile(
+    r"\b(?:because|so|to|by|via|when|if|lets?|instead|without|before|after|until|unless|using)\b",
+    re.I,
 )
 # a name, then its status at the first colon or dash (`Billing schema: Complete`), never a later
 # one (`CLI: app = typer.Typer() ... def main() -> None: pass` is code)
@@ -236,7 +248,7 @@ def _unique(entries: list[PatternEntry]) -> list[PatternEntry]:
 def is_status(text: str) -> bool:
     """Whether `text` says how something ended rather than what worked: a bare status
     (`Complete`, `shipped`), a name followed by its status (`Billing schema: Complete`,
-    `... — Failed: ...`), or a review or check that passed or failed with its counts
+    `... — Failed: ...`, `Ledger schema landed`), or a review or check that passed or failed with its counts
     (`Phase 1 review PASSED in 1 cycle(s), 0 finding(s)`, `7/7 checks passed`)."""
     plain = " ".join(text.replace("*", "").replace("`", "").split()).strip(" .")
     if not plain:
@@ -245,6 +257,9 @@ def is_status(text: str) -> bool:
         return True
     tail = _STATUS_TAIL.match(plain)
     if tail and len(tail.group(2).split()) <= 12:
+        return True
+    if (_STATUS_END.match(plain) and len(plain.split()) <= _STATUS_END_WORDS
+            and not _MEANS.search(plain)):  # fmt: skip
         return True
     if _RAN.search(plain):
         rest = _BOOKKEEPING.sub(" ", re.sub(rf"\b(?:{_STATUS_WORDS})\b", " ", plain, flags=re.I))
