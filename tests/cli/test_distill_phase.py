@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,23 @@ def test_a_phase_that_does_not_exist_is_one_line(cli: Any, tmp_path: Path) -> No
     assert result.stderr.startswith("error: no folder for phase 9")
 
 
-def test_the_host_route_says_a_phase_needs_an_engine(cli: Any, tmp_path: Path) -> None:
-    result = cli("distill", "--phase", "3", "--prepare", "--root", demo(tmp_path))
-    assert result.exit_code != 0 and result.stderr.strip() == (
-        "error: --phase runs with an engine (offline, anthropic, claude-code); the host route "
-        "distils OUTCOMES.md and the summaries it names"
+def test_the_host_route_distils_the_named_phase_and_its_ticket_keeps_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    root = demo(tmp_path)
+    (root / ".planning/memory/OUTCOMES.md").unlink()  # the phase's summaries alone
+    prepared = cli("distill", "--phase", "3", "--prepare", "--root", root, "--json")
+    assert prepared.exit_code == 0, prepared.stderr
+    request = prepared.json["data"]
+    assert "03-01" in request["inputs"] and "03-02" in request["inputs"]
+    proposal = tmp_path / "proposal.json"
+    proposal.write_text(json.dumps({"ticket": request["ticket"], "proposal": {"patterns": []}}))
+    elsewhere = cli("distill", "--proposal", proposal, "--root", root)  # the ticket's phase differs
+    assert elsewhere.exit_code != 0 and elsewhere.stderr.strip() == (
+        "error: the ticket was prepared with --phase 3, this submit has no --phase"
     )
+    same = cli("distill", "--phase", "3", "--proposal", proposal, "--root", root, "--json")
+    assert same.exit_code == 0, same.stderr
 
 
 def test_without_an_outcome_log_distill_says_where_patterns_are(cli: Any, tmp_path: Path) -> None:

@@ -27,10 +27,18 @@ def test_a_phase_is_distilled_over_mcp(tmp_path: Path) -> None:
         preview = await calls.ok("memory_distill_patterns", phases=["3"], engine="offline",
                                  today=TODAY)  # fmt: skip
         written = (root / ".planning/memory/PATTERNS.md").exists()
+        host = await calls.ok("memory_distill_patterns", phases=["3"], engine="host")
+        answered = await calls.ok("memory_distill_patterns", ticket=host["data"]["ticket"],
+                                  proposal={"patterns": []}, apply=True)  # fmt: skip
         applied = await calls.ok("memory_distill_patterns", phases=["3"], engine="offline",
                                  apply=True, today=TODAY)  # fmt: skip
-        host = await calls.error("memory_distill_patterns", phases=["3"], engine="host")
-        return {"preview": preview, "written": written, "applied": applied, "host": host}
+        return {
+            "preview": preview,
+            "written": written,
+            "applied": applied,
+            "host": host,
+            "answered": answered,
+        }
 
     seen = with_server(root, cwd, scenario)
     preview = seen["preview"]["data"]
@@ -40,4 +48,5 @@ def test_a_phase_is_distilled_over_mcp(tmp_path: Path) -> None:
     assert [w["id"] for w in applied["written"]] == [
         f"P-{n:03d}" for n in range(1, 1 + len(applied["written"]))
     ]
-    assert "phase runs with an engine" in seen["host"]
+    assert "03-01" in seen["host"]["data"]["inputs"]  # the host route distils the phase too
+    assert seen["answered"]["ok"] is True  # its ticket carries the phase to the submit

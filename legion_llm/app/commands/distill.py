@@ -17,27 +17,39 @@ def distill_maker(catalog: Path | None, phases: list[str] | None = None) -> Make
     """The host step of `distill`; problems are the proposed patterns the verification skips."""
 
     given = None if catalog is None else str(catalog)
+    named = ",".join(_phases(phases) or []) or None
 
     def make(c: Common, args: dict[str, Any] | None) -> HostStep:
         if args is not None and args.get("catalog") != given:  # a path only from the command
             raise InputError(f"the ticket was prepared with {_catalog(args.get('catalog'))}, "
                              f"this submit has {_catalog(given) if given else 'none'}")  # fmt: skip
-        if _phases(phases):  # a ticket carries no phases (llm/host/ticket.py bounds its args)
-            raise InputError("--phase runs with an engine (offline, anthropic, claude-code); "
-                             "the host route distils OUTCOMES.md and the summaries it names")  # fmt: skip
+        if args is not None and args.get("phases") != named:
+            raise InputError(f"the ticket was prepared with {_named(args.get('phases'))}, "
+                             f"this submit has {_named(named)}")  # fmt: skip
+        chosen = named.split(",") if named else None
 
         def run(session: LLMSession, write: bool) -> CommandResult:
-            return distill_result(c, session, not write, catalog)
+            return distill_result(c, session, not write, catalog, chosen)
 
-        keep = {"today": c.today.isoformat(), "catalog": given}
+        keep = {"today": c.today.isoformat(), "catalog": given, "phases": named}
         return HostStep("distill", "distill", keep, run, _skipped_patterns,
                         submit_cli="legion-llm distill", submit_tool="memory_distill_patterns")  # fmt: skip
 
     return make
 
 
+def ticket_phases(args: dict[str, Any]) -> list[str] | None:
+    """The phases a distill ticket was prepared for (the ticket is signed: its own arguments)."""
+    named = args.get("phases")
+    return named.split(",") if isinstance(named, str) and named else None
+
+
 def _catalog(value: object) -> str:
     return f"--catalog {value}" if value else "no --catalog"
+
+
+def _named(value: object) -> str:
+    return f"--phase {value}" if value else "no --phase"
 
 
 def _skipped_patterns(data: dict[str, Any]) -> list[str]:

@@ -38,6 +38,7 @@ KEY_FILE = "ticket.key"
 MAX_TICKET_CHARS = 200_000  # 1,000 question keys and the arguments, base64
 MAX_KEYS = 1_000
 MAX_PATH_CHARS = 4_096
+MAX_PHASES_CHARS = 1_024  # distill --phase: the phase numbers, comma-separated
 _KEY = re.compile(r"[0-9a-f]{64}")
 _NOW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -78,7 +79,11 @@ def _flag(value: object) -> bool:
 # step -> argument -> its bound: every argument a step's ticket carries, and nothing else
 ARGUMENTS: dict[str, dict[str, Callable[[object], bool]]] = {
     "compact": {"phase": _text(64), "force": _flag, "today": _date},
-    "distill": {"today": _date, "catalog": _text(MAX_PATH_CHARS, optional=True)},
+    "distill": {
+        "today": _date,
+        "catalog": _text(MAX_PATH_CHARS, optional=True),
+        "phases": _text(MAX_PHASES_CHARS, optional=True),
+    },
     "learnings extract": {"mission": _text(MAX_PATH_CHARS), "now": _now, "today": _date},
 }
 
