@@ -106,3 +106,32 @@ def test_merged_fix_says_which_fix_worked() -> None:
     assert merged_fix("a", True, "b", False) == "a; also tried: b, which did not resolve it"
     assert merged_fix("Run it.", True, "run  it", True) == "Run it."
     assert merged_fix("", False, "b", True) == "b"
+
+
+SAME = 'psycopg2.errors.UndefinedTable: relation "users" does not exist'
+
+
+def test_a_fix_that_is_part_of_a_stored_one_is_still_its_own_fix(tmp_path: Path) -> None:
+    paths = MemoryPaths(tmp_path)
+    store(paths, SAME, "set the pool timeout to 300")
+    store(paths, SAME, "set the pool timeout to 30")
+    ((fix, _),) = fixes(paths).values()
+    assert "timeout to 300" in fix and "timeout to 30;" not in fix and fix.endswith("to 30")
+
+
+def test_the_same_fix_stored_again_as_working_marks_the_error_resolved(tmp_path: Path) -> None:
+    paths = MemoryPaths(tmp_path)
+    store(paths, SAME, "run the migrations", resolved="false")
+    again = store(paths, SAME, "run the migrations", resolved="true")
+    assert again.action == "updated"
+    assert list(fixes(paths).values()) == [("run the migrations", True)]
+
+
+def test_a_merged_fix_past_its_bound_goes_to_a_row_of_its_own(tmp_path: Path) -> None:
+    paths = MemoryPaths(tmp_path)
+    for n in range(12):
+        store(paths, SAME, f"attempt {n}: " + "reset the connection pool and retry " * 5)
+    stored = fixes(paths)
+    assert len(stored) > 1  # nothing dropped: the fixes that did not fit start another row
+    every = " ".join(fix for fix, _ in stored.values())
+    assert all(f"attempt {n}:" in every for n in range(12))

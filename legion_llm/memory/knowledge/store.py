@@ -193,16 +193,27 @@ def _new_row(
     return stored
 
 
+MAX_MERGED_FIX_CHARS = 2_000  # past it, the same error's next fix is a row of its own
+_FIX_SEPARATOR = re.compile(r"; also(?: tried)?: | \(tried before: ")
+_FIX_NOTE = re.compile(r"(?:, which did not resolve it\)?)+$")
+
+
 def merged_fix(old: str, old_resolved: bool, new: str, new_resolved: bool) -> str:
     """The fix of a stored error that is stored again with `new`: both survive, each saying
-    whether it resolved the error; a fix the stored one already holds adds nothing."""
-    if not old or _fix_key(new) in _fix_key(old):
+    whether it resolved the error; a fix the stored one already holds (as a whole item, not a
+    part of one: "timeout 30" is not "timeout 300") adds nothing."""
+    if not old or _fix_key(new) in fix_items(old):
         return old or new
     if new_resolved and not old_resolved:
         return f"{new} (tried before: {old}, which did not resolve it)"
     if new_resolved:
         return f"{old}; also: {new}"
     return f"{old}; also tried: {new}, which did not resolve it"
+
+
+def fix_items(fix: str) -> set[str]:
+    """Each fix a merged fix holds, as compared (merged_fix's own separators and notes)."""
+    return {_fix_key(_FIX_NOTE.sub("", item)) for item in _FIX_SEPARATOR.split(fix)}
 
 
 def _fix_key(text: str) -> str:
@@ -275,10 +286,12 @@ def _resolve_duplicate(
     nothing; another is added to the entry's (merged_fix), never put in its place."""
     record, match, decided_by = duplicate
     old = record.values.get("fix", "")
-    fix = merged_fix(old, record.resolved, new["fix"], new.get("resolved") == "true")
-    if fix == old:
+    now_resolved = new.get("resolved") == "true"
+    fix = merged_fix(old, record.resolved, new["fix"], now_resolved)
+    if fix == old and (record.resolved or not now_resolved):
         return StoredKnowledge(record, "existing", "", decided_by, match.score, current.warnings)
-    if record.format == "learn" or record.table is None:  # not a row to rewrite: a row of its own
+    too_long = len(fix) > MAX_MERGED_FIX_CHARS
+    if record.format == "learn" or record.table is None or too_long:  # a row of its own
         return _new_row(paths, current, new, close=(record, match.score))
     assert current.doc is not None and record.line_no is not None
     resolved = "true" if record.resolved or new.get("resolved") == "true" else "false"
