@@ -18,5 +18,7 @@ def serve(root: Path | None, today: str | None, json_: bool) -> int:
     from legion_llm.mcp.frontdesk import serve_with_front_desk
 
     c = common(root, today, json_)
-    serve_with_front_desk(c.root, c.today if today is not None else None)
+    serve_with_front_desk(
+        c.root, c.today if today is not None else None, root_given=root is not None
+    )
     return 0

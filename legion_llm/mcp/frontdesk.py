@@ -225,9 +225,9 @@ def _plain_initialize(params: Any) -> bool:
 class Loader(threading.Thread):
     """Imports the SDK and builds the server, beside the desk."""
 
-    def __init__(self, root: Path, today: date | None) -> None:
+    def __init__(self, root: Path, today: date | None, root_given: bool = True) -> None:
         super().__init__(name="legion-llm-mcp-loader", daemon=True)
-        self.root, self.today = root, today
+        self.root, self.today, self.root_given = root, today, root_given
         self.app: MCPServer[Any] | None = None
         self.error: BaseException | None = None
 
@@ -236,7 +236,7 @@ class Loader(threading.Thread):
             from legion_llm.mcp.server import build_server
             from legion_llm.mcp.stdio import serve_stdio  # noqa: F401  (imported here, not later)
 
-            self.app = build_server(self.root, today=self.today)
+            self.app = build_server(self.root, today=self.today, root_given=self.root_given)
         except BaseException as exc:  # raised again by the main thread
             self.error = exc
 
@@ -266,8 +266,10 @@ class Feed:
         return iter(self.readline, "")
 
 
-def serve_with_front_desk(root: Path, today: date | None) -> None:
-    """`legion-llm mcp`: the desk until the SDK is needed, then the SDK on the same wire."""
+def serve_with_front_desk(root: Path, today: date | None, *, root_given: bool = True) -> None:
+    """`legion-llm mcp`: the desk until the SDK is needed, then the SDK on the same wire.
+    `root_given`: --root named the project (else it was found from the folder the client
+    started the server in, and a store there asks for a project first)."""
     import anyio
 
     end_on_signals()
@@ -276,7 +278,7 @@ def serve_with_front_desk(root: Path, today: date | None) -> None:
     handshake.sent.update(sent)
     handed = bool(backlog)
     wire = _claim_stdin()
-    loader = Loader(root, today)
+    loader = Loader(root, today, root_given)
     loader.start()
     out = sys.stdout.buffer
     while wire is not None and handshake.stored and not handed and loader.is_alive():

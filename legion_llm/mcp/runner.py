@@ -28,15 +28,16 @@ class Runner:
     """What every tool shares: the project root (fixed at start) and a lock, so two calls never
     write the same memory file at once."""
 
-    def __init__(self, root: Path, *, today: date | None = None) -> None:
+    def __init__(self, root: Path, *, today: date | None = None, root_given: bool = True) -> None:
         self.root = root.resolve()
+        self.root_given = root_given  # False: found from the client's folder (no --root)
         self.today = today  # `legion-llm mcp --today`: the date of a call that passes none
         self._lock = threading.Lock()
         self.argument_names: frozenset[str] = frozenset()  # every tool's (build_server sets them)
 
     def common(self, today: str | None) -> Common:
         day = self.today if today is None and self.today is not None else parse_today(today)
-        return Common(self.root, day, True, log_notice)
+        return Common(self.root, day, True, log_notice, root_given=self.root_given)
 
     def run(self, build: Callable[[], CommandResult]) -> dict[str, Any]:
         """The object `legion-llm ... --json` prints, or a ToolError with the one-line message."""

@@ -76,7 +76,9 @@ def annotations_for(name: str) -> ToolAnnotations:
     )
 
 
-def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
+def build_server(
+    root: Path, *, today: date | None = None, root_given: bool = True
+) -> MCPServer[Any]:
     """A server whose tools all work inside `root` (not started); `today`, when given, is the date
     of every call that passes none."""
     from legion_llm.mcp.arguments import server_class
@@ -86,7 +88,7 @@ def build_server(root: Path, *, today: date | None = None) -> MCPServer[Any]:
     from legion_llm.mcp.tools_memory import MemoryTools
     from legion_llm.mcp.tools_pipeline import PipelineTools
 
-    runner = Runner(root, today=today)
+    runner = Runner(root, today=today, root_given=root_given)
     app: MCPServer[Any] = server_class()(
         "legion-llm",
         version=legion_llm.__version__,

@@ -23,13 +23,18 @@ class ToolResult:
 
 
 def call_tools(
-    root: Path, calls: list[tuple[str, dict[str, Any]]], *, today: date | None = None
+    root: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    *,
+    today: date | None = None,
+    root_given: bool = True,
 ) -> list[ToolResult]:
-    """Each (tool, arguments) in order on one server for `root`."""
+    """Each (tool, arguments) in order on one server for `root` (`root_given`: as `mcp --root`;
+    False: found from the folder the client started the server in)."""
 
     async def run() -> list[ToolResult]:
         done = []
-        async with Client(build_server(root, today=today)) as client:
+        async with Client(build_server(root, today=today, root_given=root_given)) as client:
             for name, arguments in calls:
                 result = await client.call_tool(name, arguments)
                 text = "".join(b.text for b in result.content if isinstance(b, TextContent))
