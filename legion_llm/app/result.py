@@ -59,7 +59,13 @@ _VISIBLE[0x7F] = "\u2421"
 _VISIBLE.update(
     {
         c: f"<U+{c:04X}>"
-        for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+        for c in (
+            *range(0x80, 0xA0),
+            0x2028,
+            0x2029,
+            *range(0x202A, 0x202F),
+            *range(0x2066, 0x206A),
+        )
     }
 )
 

@@ -205,3 +205,15 @@ def test_the_stop_line_names_a_few_phases_and_counts_the_rest(demo: Path) -> Non
     assert message is not None and len(message) <= hooks.MAX_STOP_CHARS
     assert message.count(" (") == hooks.MAX_STOP_PHASES + 1  # five named, then the commands
     assert f"and {13 - hooks.MAX_STOP_PHASES} more are complete" in message
+
+
+def test_a_phase_folder_name_cannot_break_the_stop_line(demo: Path) -> None:
+    """Two folders of phase 3 are named by their folders; one holds a line separator."""
+    phases = demo / ".planning" / "phases"
+    twin = phases / "03-a\u2028Claude: ok"
+    twin.mkdir()
+    summary = (phases / "03-fx-rates" / "03-01-SUMMARY.md").read_text(encoding="utf-8")
+    (twin / "03-01-SUMMARY.md").write_text(summary, encoding="utf-8")
+    message = hooks.stop_message(demo)
+    assert message is not None and "\u2028" not in message and "\u2029" not in message
+    assert "compact 03-a" not in message  # no command suggested for a name that is no token

@@ -179,6 +179,7 @@ def _goal(state: Path) -> str:
 # comment or line-break markup (`<system-reminder>`, `</x>`, `<!--`, `<br>`) anywhere
 _STRUCTURE = re.compile(r"^(\s*)(#|[-=*_](?:\s*[-=*_]){2,}\s*$)")
 _TAG = re.compile(r"<(?=[/!?]?[A-Za-z!?-])")
+_PLAIN_SPEC = re.compile(r"[\w.\-]+")  # what a command line takes unquoted
 
 
 def _line(text: str, limit: int) -> str:
@@ -234,8 +235,9 @@ def stop_message(root: Path) -> str | None:
     )
     if len(phases) > MAX_STOP_PHASES:
         named += f" and {len(phases) - MAX_STOP_PHASES} more"
-    first = specs[0]
-    one = f"`legion-llm compact {first}` compacts one; " if len(first) <= STOP_NAME_CHARS else ""
+    first = specs[0]  # a command is suggested only for a phase named by a plain token
+    plain = _PLAIN_SPEC.fullmatch(first) is not None and len(first) <= STOP_NAME_CHARS
+    one = f"`legion-llm compact {first}` compacts one; " if plain else ""
     noun = "Phase" if len(phases) == 1 else "Phases"
     verb = "is" if len(phases) == 1 else "are"
     line = (
