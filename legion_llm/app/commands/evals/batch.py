@@ -125,9 +125,19 @@ def eval_batch_result(
 
 
 def eval_job(c: Common, record: BatchRecord) -> EvalJob:
-    """The job of an eval batch, from its record (its date and paths as submitted)."""
+    """The job of an eval batch, from its record (its date and paths as submitted). The record
+    is a file in the project, which a repository can carry: its log goes where it says only
+    under the root; a log named outside it (the user's --out at submit) goes to eval-logs/."""
     options = record.options
     when = replace(c, today=date.fromisoformat(options["today"]))
-    fixtures, out = options.get("fixtures"), options.get("out")
+    fixtures, out = options.get("fixtures"), _inside(c, options.get("out"))
     return EvalJob(when, str(options["suite"]), Path(fixtures) if fixtures else None,
-                   Path(out) if out else None, record.id, dict(options.get("arguments") or {}))  # fmt: skip
+                   out, record.id, dict(options.get("arguments") or {}))  # fmt: skip
+
+
+def _inside(c: Common, out: object) -> Path | None:
+    if not isinstance(out, str) or not out:
+        return None
+    path = Path(out).expanduser()
+    target = (path if path.is_absolute() else c.root / path).resolve()
+    return path if target.is_relative_to(c.root.resolve()) else None
