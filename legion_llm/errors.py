@@ -13,7 +13,9 @@ EXIT_WRITE_FAILED = 3
 EXIT_LLM = 4  # an engine you asked for failed (llm/errors.py)
 EXIT_INTERNAL = 70  # a bug in legion-llm (EX_SOFTWARE)
 EXIT_PENDING = 75  # a batch is not finished yet: collect again later (EX_TEMPFAIL)
+EXIT_HANGUP = 129  # SIGHUP (128 + the signal, as a shell reports it)
 EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_TERMINATED = 143  # SIGTERM
 
 EXIT_CODES: dict[int, str] = {
     EXIT_OK: "ok (also when memory is missing or degraded)",
@@ -24,7 +26,9 @@ EXIT_CODES: dict[int, str] = {
     EXIT_LLM: "an engine you asked for failed",
     EXIT_INTERNAL: "a bug in legion-llm (rerun with `LEGION_LLM_DEBUG=1` for the traceback)",
     EXIT_PENDING: "`batch collect`: the batch is not finished yet, collect again later",
+    EXIT_HANGUP: "ended by SIGHUP (the terminal closed); what it started was stopped",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_TERMINATED: "ended by SIGTERM; what it started was stopped",
 }
 
 

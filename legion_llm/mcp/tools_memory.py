@@ -144,7 +144,7 @@ class MemoryTools:
         phase, plan, agent, outcome, summary; optional task_type, tags, review_cycles,
         escalated, trivial, blockers, cross_division, importance, branch. kind=pattern: pattern,
         context, reuse_criteria; source, tags. kind=error: signature, fix, agent; resolved,
-        tags; a stored error whose fix failed gets this fix (action updated); engine judges a
+        tags; the same error stored again keeps both fixes (action updated); engine judges a
         close call. kind=preference: decision_point, context, proposed, user_choice, signal,
         agent; tags. kind=learning (.mission-control/memory/): title, body, category, tags
         (2-5), confidence; source; the same learning from another source is reinforced. Returns

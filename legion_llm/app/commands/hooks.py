@@ -174,9 +174,9 @@ def _goal(state: Path) -> str:
 
 # ---------------------------------------------------------------- text from a file, as data
 
-# what would read as structure at a line's start: a heading, a separator or setext underline,
-# a list item that looks like the hook's own (`- `); and anything that opens a tag, an HTML
-# comment or line-break markup (`<system-reminder>`, `</x>`, `<!--`, `<br>`) anywhere
+# what would read as structure at a line's start: a heading, a separator or setext underline;
+# and anything that opens a tag, an HTML comment or line-break markup (`<system-reminder>`,
+# `</x>`, `<!--`, `<br>`) anywhere (every quoted line also starts with the frame's `│ `)
 _STRUCTURE = re.compile(r"^(\s*)(#|[-=*_](?:\s*[-=*_]){2,}\s*$)")
 _TAG = re.compile(r"<(?=[/!?]?[A-Za-z!?-])")
 _PLAIN_SPEC = re.compile(r"[\w.\-]+")  # what a command line takes unquoted

@@ -166,7 +166,7 @@ def engines_report(has_key: bool, code: ClaudeCodeStatus) -> list[dict[str, Any]
          "reason": "only inside `legion-llm mcp`, when the MCP client declares sampling"},
         {"name": "host", "available": True,
          "reason": "a route, not an --engine value: the calling agent proposes through "
-                   "--prepare / --proposal, or the MCP *_prepare and *_submit tools"},
+                   "--prepare / --proposal, or an MCP tool's engine=host then ticket and proposal"},
         {"name": "offline", "available": True, "reason": "always (deterministic, free)"},
     ]  # fmt: skip
     return rows
