@@ -205,3 +205,24 @@ def test_the_install_stops_its_step_and_cleans_up_on_a_signal(
     finally:
         waiting.kill()
         waiting.communicate()
+
+
+def test_a_venv_named_as_a_word_is_in_use(
+    tmp_path: Path, env: dict[str, str], servers: list[subprocess.Popen[bytes]]
+) -> None:
+    """An install building a venv, or a desk waiting for one, names it without a path under it
+    (`python -m venv DIR`): that venv is in use too, and is not swept."""
+    data = tmp_path / "data"
+    old, new = source(tmp_path, "1.0.0"), source(tmp_path, "1.1.0")
+    assert launch(env, old, "briefing").stdout == "ran 1.0.0 briefing\n"
+    (old / "pyproject.toml").unlink()  # the update replaced the plugin copy
+    (old / "legion_llm" / "__init__.py").unlink()
+    waiting = subprocess.Popen(["sh", "-c", "sleep 30; :", str(data / "venv-1.0.0")])
+    servers.append(waiting)  # type: ignore[arg-type]
+    assert launch(env, new, "briefing").stdout == "ran 1.1.0 briefing\n"
+    time.sleep(1)  # the sweep runs in the background
+    assert (data / "venv-1.0.0" / "bin" / "legion-llm").is_file()
+    waiting.kill()
+    waiting.wait()
+    assert launch(env, new, "briefing").stdout == "ran 1.1.0 briefing\n"
+    assert eventually(lambda: not (data / "venv-1.0.0").exists())
