@@ -66,12 +66,8 @@ class Common:
 
     def no_project_here(self) -> str | None:
         """For a read outside a project: the line saying there is none, else None."""
-        if self.has_project:
-            return None
-        where = f"in {self.root}" if self.root_given else f"in {self.root} or any folder above it"
         return (
-            f"No project here: no .planning/ {where}, so no memory to read "
-            "(`legion-llm init` starts one; --root DIR names another project)"
+            None if self.has_project else no_project_warning(self.root, upward=not self.root_given)
         )
 
     def require_project(self) -> None:
@@ -146,9 +142,12 @@ MEMORY_READS = frozenset({
 })  # fmt: skip
 
 
-def no_project_warning(root: Path) -> str:
+def no_project_warning(root: Path, *, upward: bool = False) -> str:
+    """The one line a read outside a project says (`upward`: the root was looked for from the
+    current folder up, not named)."""
+    where = f"in {root} or any folder above it" if upward else f"in {root}"
     return (
-        f"No project here: no .planning/ in {root}, so no memory to read "
+        f"No project here: no .planning/ {where}, so no memory to read "
         "(`legion-llm init` starts one; --root DIR names another project)"
     )
 

@@ -143,3 +143,34 @@ def test_what_an_old_tool_did_a_new_call_does(old: str, tmp_path: Path) -> None:
     *_, result = call_tools(root, [*first, (tool, arguments)], today=DAY)
     assert not result.is_error, result.text
     assert result.data["command"] == command
+
+
+def test_a_concise_record_keeps_what_it_says(tmp_path: Path) -> None:
+    """Concise leaves out what ranks or files a record; a pattern's context (where it worked)
+    and a preference's proposal (what the user chose against) are what the record says."""
+    root = tmp_path / "demo"
+    shutil.copytree(FIXTURES / "demo-project", root)
+    pattern = {
+        "kind": "pattern",
+        "pattern": "Write the audit row in the same transaction",
+        "context": "Phase 4 audit log",
+        "reuse_criteria": "Any traceable change",
+    }
+    preference = {
+        "kind": "preference",
+        "decision_point": "review-verdict",
+        "context": "Phase 4 review",
+        "proposed": "needs work",
+        "user_choice": "approve",
+        "signal": "corrective",
+        "agent": "engineering-security-engineer",
+    }
+    *_, patterns, preferences = call_tools(root, [
+        ("memory_store", pattern), ("memory_store", preference),
+        ("memory_recall", {"kind": "patterns"}),
+        ("memory_recall", {"kind": "preferences"}),
+    ], today=DAY)  # fmt: skip
+    assert all("context" in r for r in patterns.data["data"]["records"])
+    assert all({"context", "proposed", "user_choice"} <= set(r)
+               for r in preferences.data["data"]["records"])  # fmt: skip
+    assert patterns.data["data"]["records"] and preferences.data["data"]["records"]

@@ -42,10 +42,11 @@ SUMMARY_VIEWS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "agent_scores": ((), ("task_types", "branch")),
     "archetypes": ((), ("task_types", "branch")),
 }
-# Left out of a concise answer: what ranks or files a record, not what it says.
+# Left out of a concise answer: what ranks or files a record, not what it says (a pattern's
+# context and a preference's proposal are what they say, and stay).
 VERBOSE_FIELDS = frozenset(
     {"branch", "format", "recency_weight", "decay_score", "match_score", "evidence",
-     "avg_recency_weight", "extracted_at", "context", "proposed"}
+     "avg_recency_weight", "extracted_at"}
 )  # fmt: skip
 
 
