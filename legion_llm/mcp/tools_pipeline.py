@@ -147,7 +147,7 @@ class PipelineTools:
                                          "today": today, "phases": phases}):  # fmt: skip
             assert ticket is not None
             return submit(run, "distill", ticket, proposal, final, apply,
-                          lambda args: distill.distill_maker(None, distill.ticket_phases(args)))  # fmt: skip
+                          lambda args: distill.distill_maker(None))  # fmt: skip
         if engine == "host":
             return prepare(run, today, lambda c: distill.distill_maker(None, phases))
 

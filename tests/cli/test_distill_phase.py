@@ -49,11 +49,11 @@ def test_the_host_route_distils_the_named_phase_and_its_ticket_keeps_it(
     assert "03-01" in request["inputs"] and "03-02" in request["inputs"]
     proposal = tmp_path / "proposal.json"
     proposal.write_text(json.dumps({"ticket": request["ticket"], "proposal": {"patterns": []}}))
-    elsewhere = cli("distill", "--proposal", proposal, "--root", root)  # the ticket's phase differs
+    elsewhere = cli("distill", "--phase", "1", "--proposal", proposal, "--root", root)
     assert elsewhere.exit_code != 0 and elsewhere.stderr.strip() == (
-        "error: the ticket was prepared with --phase 3, this submit has no --phase"
+        "error: the ticket was prepared with --phase 3, this submit has --phase 1"
     )
-    same = cli("distill", "--phase", "3", "--proposal", proposal, "--root", root, "--json")
+    same = cli("distill", "--proposal", proposal, "--root", root, "--json")  # the ticket's phase
     assert same.exit_code == 0, same.stderr
 
 
@@ -63,7 +63,7 @@ def test_without_an_outcome_log_distill_says_where_patterns_are(cli: Any, tmp_pa
     result = cli("distill", "--engine", "offline", "--root", root, "--json")
     assert result.exit_code == 0 and result.json["data"]["written"] == []
     assert result.json["warnings"] == [
-        "no OUTCOMES.md: `distill --phase N` distils a phase's plan summaries"
+        "no OUTCOMES.md here: name the phases whose plan summaries to distil"
     ]
 
 

@@ -23,25 +23,20 @@ def distill_maker(catalog: Path | None, phases: list[str] | None = None) -> Make
         if args is not None and args.get("catalog") != given:  # a path only from the command
             raise InputError(f"the ticket was prepared with {_catalog(args.get('catalog'))}, "
                              f"this submit has {_catalog(given) if given else 'none'}")  # fmt: skip
-        if args is not None and args.get("phases") != named:
-            raise InputError(f"the ticket was prepared with {_named(args.get('phases'))}, "
+        ticketed = named if args is None else args.get("phases")  # a submit: the ticket's
+        if named is not None and ticketed != named:
+            raise InputError(f"the ticket was prepared with {_named(ticketed)}, "
                              f"this submit has {_named(named)}")  # fmt: skip
-        chosen = named.split(",") if named else None
+        chosen = ticketed.split(",") if isinstance(ticketed, str) and ticketed else None
 
         def run(session: LLMSession, write: bool) -> CommandResult:
             return distill_result(c, session, not write, catalog, chosen)
 
-        keep = {"today": c.today.isoformat(), "catalog": given, "phases": named}
+        keep = {"today": c.today.isoformat(), "catalog": given, "phases": ticketed}
         return HostStep("distill", "distill", keep, run, _skipped_patterns,
                         submit_cli="legion-llm distill", submit_tool="memory_distill_patterns")  # fmt: skip
 
     return make
-
-
-def ticket_phases(args: dict[str, Any]) -> list[str] | None:
-    """The phases a distill ticket was prepared for (the ticket is signed: its own arguments)."""
-    named = args.get("phases")
-    return named.split(",") if isinstance(named, str) and named else None
 
 
 def _catalog(value: object) -> str:
@@ -83,7 +78,7 @@ def distill_result(
     }
     warnings = [*session.warnings, *result.warnings]
     if not phases and not c.paths.outcomes.exists():  # most projects: summaries, no outcome log
-        warnings.append("no OUTCOMES.md: `distill --phase N` distils a phase's plan summaries")
+        warnings.append("no OUTCOMES.md here: name the phases whose plan summaries to distil")
     return CommandResult("distill", data, human_lines(data, session.verbose), warnings)
 
 
