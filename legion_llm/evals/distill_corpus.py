@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from legion_llm.errors import LegionError
+from legion_llm.evals import distill_oracle as oracle
 from legion_llm.llm.engine import Engine
 from legion_llm.memory.entities import new_entities
 from legion_llm.memory.knowledge.read import PATTERNS, read_knowledge
@@ -54,6 +55,9 @@ GATES: dict[str, dict[str, float]] = {
     "unsupported": {"max": 0},
     "near_duplicates": {"max": 0},
     "second_run_written": {"max": 0},
+    # a second reader written apart from the pipeline's rules (distill_oracle.py): a status, a
+    # file list, a name no cited source states, or a near-copy of an earlier row
+    "oracle_flags": {"max": 0},
     # offline: a declared entry is taken whole, so every one of a plan that did not fail is
     # written or quoted (measured 302 of 302 on ../shared/realworld*, 2026-12-07); a model may
     # merge or reword entries, so its recall is reported, not gated
@@ -76,6 +80,7 @@ class ProjectScore:
     unsupported: int = 0
     near_duplicates: int = 0
     second_run_written: int = 0
+    oracle_flags: int = 0  # rows the independent reader (distill_oracle.py) refuses
     problems: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -90,7 +95,8 @@ class CorpusDistillRun:
     def summary(self) -> dict[str, Any]:
         total: dict[str, Any] = {"projects": len(self.projects)}
         for name in ("phases", "phases_declaring", "declared", "recalled", "written", "skipped",
-                     "not_patterns", "unsupported", "near_duplicates", "second_run_written"):  # fmt: skip
+                     "not_patterns", "unsupported", "near_duplicates", "second_run_written",
+                     "oracle_flags"):  # fmt: skip
             total[name] = sum(getattr(p, name) for p in self.projects)
         total["errors"] = sum(p.error is not None for p in self.projects)
         total["recall"] = (
@@ -216,6 +222,21 @@ def _declared(plan: str, text: str) -> list[str]:
     return established(text)
 
 
+def _oracle_flag(values: dict[str, str], said: str, known: list[str], earlier: list[str]) -> str:
+    """What the independent reader refuses in a written row, else ""."""
+    pattern = values.get("pattern", "")
+    if oracle.looks_like_status(pattern):
+        return f"a status: {pattern[:80]}"
+    if oracle.looks_like_file_list(pattern):
+        return f"a file list: {pattern[:80]}"
+    text = " ".join(values.get(k, "") for k in ("pattern", "context", "reuse_criteria"))
+    missing = oracle.unstated(text, said, known)
+    if missing:
+        return f"names no cited source states: {', '.join(missing[:5])}"
+    copy = oracle.near_duplicate(pattern, earlier)
+    return f"a near-copy of {copy[:60]!r}" if copy else ""
+
+
 def _score_rows(score: ProjectScore, rows: list[Any], before: list[Any],
                 texts: dict[Path, list[tuple[Path, str, str]]], root: Path) -> None:  # fmt: skip
     by_plan: dict[str, list[str]] = {}
@@ -227,6 +248,7 @@ def _score_rows(score: ProjectScore, rows: list[Any], before: list[Any],
              } if outcomes.is_file() else {}  # fmt: skip
     written_lines = []
     index_items = [(f"existing {r.id}", pattern_terms(r.title, r.tags)) for r in before]
+    earlier = [r.values.get("pattern", "") for r in before]
     for row in rows:
         values = row.values
         pattern, context = values.get("pattern", ""), values.get("context", "")
@@ -248,6 +270,11 @@ def _score_rows(score: ProjectScore, rows: list[Any], before: list[Any],
             score.problems.append(
                 f"{row.id}: unsupported ({', '.join(missing + new) or 'no source'})"
             )
+        flag = _oracle_flag(values, said, known, earlier)
+        if flag:
+            score.oracle_flags += 1
+            score.problems.append(f"{row.id}: second reader: {flag}")
+        earlier.append(pattern)
         terms = pattern_terms(row.title, row.tags)
         if index_items:
             best = TopicIndex(index_items).best(terms)

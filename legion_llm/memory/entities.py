@@ -1,7 +1,8 @@
 """The entities of a sentence, and whether a source states each of them.
 
 An entity is what a reader takes as a fact of its own: a code span, an identifier (`useAuth`,
-`MAX_RETRIES`, `v2`, `ES2022`), a number or a quantity (`24`, `1.5`, `10,000`), and a name (a
+`MAX_RETRIES`, `v2`, `ES2022`), a number or a quantity (`24`, `1.5`, `10,000`; each number of
+a ratio such as `7/7`), and a name (a
 capitalised word that does not open a sentence: `Redis`, `Kubernetes`). Entity-level factual
 consistency (Nan et al., EACL 2021) is the share of a written text's entities that its source
 states; a compacted summary's must be 1.0, whoever wrote it.
@@ -25,6 +26,7 @@ from legion_llm.memory.redact.core import MARKER
 _CODE = re.compile(r"`([^`\n]+)`")
 _WORD = re.compile(r"[^\W_](?:[\w.\-/]|(?<=\d),(?=\d))*[^\W_]|[^\W_]")  # `2,000` is one
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_RATIO = re.compile(r"\d+(?:[.,]\d+)*(?:/\d+(?:[.,]\d+)*)+")  # `7/7`, `3/4`: numbers each
 _STARTS = re.compile(r"(?:^|[.!?:;]\s+|\s[—–]\s+|\(|\n)\s*[\"'*_(]*$")
 # the vocabulary of a compacted file itself, never an entity of a sentence in it
 _OWN = frozenset(
@@ -68,7 +70,9 @@ def entities(text: str) -> list[str]:
         word = match.group(0).strip(".-/")
         if not word or word in _OWN:
             continue
-        if _is_number(word) or _is_identifier(word):
+        if _RATIO.fullmatch(word):
+            found += word.split("/")
+        elif _is_number(word) or _is_identifier(word):
             found.append(word)
         elif word[:1].isupper() and word[1:].islower() and not _opens_sentence(plain, match):
             found.append(word)  # a name: a capitalised word inside a sentence

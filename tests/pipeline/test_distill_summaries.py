@@ -312,7 +312,8 @@ def test_no_real_outcome_summary_that_is_a_status_reads_as_what_worked() -> None
 def test_the_offline_engine_on_the_real_corpus(tmp_path: Path) -> None:
     """Every gate of `eval distill --corpus` holds offline: every declared entry written whole
     or quoted, no row a status or file list, none naming what its sources do not state, no
-    near-duplicate, nothing written twice."""
+    near-duplicate, nothing written twice; and the second reader (evals/distill_oracle.py),
+    written apart from the pipeline's rules, agrees on every row."""
     from legion_llm.evals.distill_corpus import run_distill_corpus
 
     totals = [run_distill_corpus(offline(), corpus, TODAY) for corpus in CORPORA]
@@ -320,6 +321,7 @@ def test_the_offline_engine_on_the_real_corpus(tmp_path: Path) -> None:
         assert run.passed, run.failed_gates()
         summary = run.summary()
         assert summary["written"] > 0 and summary["recall"] == 1.0
+        assert summary["oracle_flags"] == 0, [p.problems for p in run.projects if p.oracle_flags]
     written = sum(run.summary()["written"] for run in totals)
     assert written >= 500
 

@@ -24,13 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from legion_llm.errors import LegionError
+from legion_llm.memory.entities import new_entities
 from legion_llm.memory.files import read_text
 from legion_llm.memory.phases.extract import plan_facts, split_frontmatter
 from legion_llm.memory.phases.find import Phase, find_phase, folder_slug
 from legion_llm.memory.phases.markdown import PlanParts, clean_inline, items
 from legion_llm.memory.phases.paths import find_paths
 from legion_llm.memory.phases.planning import phase_key
-from legion_llm.memory.phases.statements import is_content, is_none, plan_statements
+from legion_llm.memory.phases.statements import (
+    NO_CHECK,
+    CheckFact,
+    is_content,
+    is_none,
+    plan_statements,
+)
 from legion_llm.memory.terms import content_terms
 
 ESTABLISHED = "established"
@@ -129,7 +136,6 @@ def source_of(plan: str, phase: str, file: str, text: str, topic: str = "") -> S
                 found.append(PatternEntry(DECISION, d.text.rstrip("."), d.rationale))
         found += [PatternEntry(DEVIATION, fix) for fix in _fixes(said.parts) if _prose_ok(fix)]
     entries = _unique(found)
-    check = said.check.sentence()
     return SummarySource(
         plan=plan,
         phase=phase,
@@ -137,11 +143,26 @@ def source_of(plan: str, phase: str, file: str, text: str, topic: str = "") -> S
         name=facts.name,
         status=facts.status,
         outcome=facts.outcome,
-        check="" if check == "no verification recorded" else check,
+        check=stated_check(said.check, text),
         text=text,
         entries=tuple(entries),
         topic=topic,
     )
+
+
+def stated_check(check: CheckFact, text: str) -> str:
+    """How the plan's verification went in words the summary states: a count the reader made
+    itself (ticked boxes, table rows) is no number of the summary's, so it is said without one;
+    "" when nothing was recorded."""
+    sentence = check.sentence()
+    if sentence == NO_CHECK:
+        return ""
+    if not new_entities(sentence, text):
+        return sentence
+    words = CheckFact(None, None, check.failures, check.verdict, check.lead).sentence()
+    if check.total and check.passed == check.total and not check.failures:
+        return "every check passed"
+    return "" if words == NO_CHECK else words
 
 
 def established(text: str) -> list[str]:
