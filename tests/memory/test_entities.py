@@ -53,3 +53,9 @@ def test_a_redaction_marker_is_the_originals_secret_never_a_new_name() -> None:
     written = "The job connects with `postgres://app:[REDACTED:password]@db:5432/ledger`."
     assert new_entities(written, source) == []
     assert new_entities("The token [REDACTED:github-token] was rotated.", "token rotated") == []
+
+
+def test_each_number_of_a_ratio_is_an_entity_the_source_must_state() -> None:
+    assert entities("7/7 checks passed, 2.5/3 on average") == ["7", "2.5", "3"]
+    assert new_entities("3/3 retries", SOURCE) == []
+    assert new_entities("3/4 retries", SOURCE) == ["4"]

@@ -335,3 +335,24 @@ def test_what_a_written_pattern_names_its_sources_state(tmp_path: Path) -> None:
     for written in rows(paths):
         for field in ("pattern", "context", "reuse_criteria"):
             assert new_entities(written[field], text, ["01-01"]) == [], (field, written[field])
+
+
+@pytest.mark.parametrize(
+    ("verification", "said"),
+    [
+        ("## Verification\n- [x] Postings replay\n- [x] Balances match\n- [x] Keys unique\n",
+         "every check passed"),
+        ("## Verification\n12/12 tests pass after the change.\n", "12/12 checks passed"),
+    ],
+)  # fmt: skip
+def test_a_plans_check_is_said_in_the_numbers_its_summary_states(
+    tmp_path: Path, verification: str, said: str
+) -> None:
+    """A count the reader made by ticking boxes is no number of the summary's: the context says
+    how the check went without it; a count the summary writes is kept as written."""
+    text = summary("01-01", frontmatter=ESTABLISHED_FM, body=verification)
+    paths = project(tmp_path, {"01-01": text})
+    run_distill(paths, offline(), today=TODAY, phases=["1"])
+    contexts = [r["context"] for r in rows(paths)]
+    assert contexts and all(said in c for c in contexts), contexts
+    assert all(new_entities(c, text, ["01-01"]) == [] for c in contexts)
