@@ -38,6 +38,19 @@ class HostStep:
     submit_tool: str = ""
 
 
+def proposal_json(text: str, what: str) -> Any:
+    """The proposal an agent wrote, read with the bounded JSON reader (it comes from an agent);
+    `what` names it in the one-line error ("--proposal FILE", "the proposal")."""
+    from legion_llm.memory.untrusted import UntrustedInputError, load_json
+
+    try:
+        return load_json(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} is not JSON ({exc.msg}, line {exc.lineno})") from None
+    except UntrustedInputError as exc:
+        raise InputError(f"{what} {exc}") from None
+
+
 def _session(engine: Any) -> LLMSession:
     from legion_llm.llm.config import LLMConfig
 

@@ -4,7 +4,6 @@ submit the options ask for."""
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,13 @@ from typing import Annotated, Any
 import typer
 
 from legion_llm.app.context import Common
-from legion_llm.app.host import MakeStep, prepare_result, submit_with, write_request
+from legion_llm.app.host import (
+    MakeStep,
+    prepare_result,
+    proposal_json,
+    submit_with,
+    write_request,
+)
 from legion_llm.app.result import CommandResult
 from legion_llm.errors import InputError
 
@@ -27,16 +32,7 @@ def read_proposal(source: str, ticket: str | None) -> tuple[str, Any]:
         raise InputError(f"--proposal {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"--proposal {source} is not UTF-8 text") from None
-    from legion_llm.memory.untrusted import UntrustedInputError, load_json
-
-    try:
-        data = load_json(text)  # bounded: the proposal comes from an agent
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"--proposal {source} is not JSON ({exc.msg}, line {exc.lineno})"
-        ) from None
-    except UntrustedInputError as exc:
-        raise InputError(f"--proposal {source} {exc}") from None
+    data = proposal_json(text, f"--proposal {source}")
     if ticket is not None:
         return ticket, data
     if (

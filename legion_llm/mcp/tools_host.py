@@ -7,30 +7,25 @@ and writes nothing. A ticket prepared from inputs that have changed since is ref
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from legion_llm.app.host import MakeStep, prepare_result, submit_with, ticket_args
+from legion_llm.app.host import (
+    MakeStep,
+    prepare_result,
+    proposal_json,
+    submit_with,
+    ticket_args,
+)
 from legion_llm.app.result import CommandResult
-from legion_llm.errors import InputError
 from legion_llm.mcp.runner import Runner
 
 
 def proposal_value(value: dict[str, Any] | list[dict[str, Any]] | str) -> Any:
     """The proposal as given, or the JSON a string holds (bounded: it comes from an agent)."""
-    from legion_llm.memory.untrusted import UntrustedInputError, load_json
-
-    if not isinstance(value, str):
-        return value
-    try:
-        return load_json(value)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"the proposal is not JSON ({exc.msg})") from None
-    except UntrustedInputError as exc:
-        raise InputError(f"the proposal {exc}") from None
+    return value if not isinstance(value, str) else proposal_json(value, "the proposal")
 
 
 def submitting(ticket: str | None, proposal: Any, others: dict[str, Any]) -> bool:
