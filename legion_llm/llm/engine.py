@@ -27,6 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from legion_llm.llm.budget import Usage, UsageMeter
+from legion_llm.llm.cancel import raise_if_cancelled
 from legion_llm.llm.errors import (
     LLMError,
     LLMUnavailableError,
@@ -163,6 +164,7 @@ class EngineBase:
         max_tokens: int | None = None,
         expected_output_tokens: int | None = None,
     ) -> Answer[T]:
+        raise_if_cancelled()  # a re-ask or the next step of a call its caller gave up on
         before = self.meter.total.copy()
         request = self.request(schema, prompt_name, variables, context, max_tokens,
                                expected_output_tokens)  # fmt: skip

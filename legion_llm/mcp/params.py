@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from legion_llm.llm.cancel import stoppable
+
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 # No argument of any tool needs more (a pasted log is matched on its first and last 32,000
 # characters); past it a call is refused before it runs. A stored field has a lower bound of its
 # own (app.context.MAX_STORED_CHARS), like the CLI's.
@@ -68,11 +74,12 @@ def phase_text(value: str | int | float) -> str:
     return str(value).strip()
 
 
-def bounded(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+def bounded(method: Callable[..., dict[str, Any]]) -> Callable[..., Awaitable[dict[str, Any]]]:
     """`method` as a tool that refuses, with one clear tool error, any string argument (a list's
-    strings together) past MAX_ARGUMENT_CHARS. Its signature, and so its schema, is the method's."""
+    strings together) past MAX_ARGUMENT_CHARS, and that its client can cancel (`stoppable_call`).
+    Its signature, and so its schema, is the method's."""
 
-    def call(**arguments: Any) -> dict[str, Any]:
+    async def call(**arguments: Any) -> dict[str, Any]:
         for name, value in arguments.items():
             items = value if isinstance(value, list | tuple) else [value]
             size = sum(len(item) for item in items if isinstance(item, str))
@@ -81,8 +88,41 @@ def bounded(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, An
                     f"argument {name!r} is {size:,} characters; a tool argument holds at most "
                     f"{MAX_ARGUMENT_CHARS:,} characters"
                 )
-        return method(**arguments)
+        return await stoppable_call(method, arguments)
 
     functools.update_wrapper(call, method)
     call.__signature__ = inspect.signature(method, eval_str=True)  # type: ignore[attr-defined]
     return call
+
+
+async def stoppable_call(method: Callable[..., R], arguments: dict[str, Any]) -> R:
+    """`method(**arguments)` on a worker thread, as a call its client can cancel: when the
+    request's scope is cancelled (`notifications/cancelled`), the call's stop event is set, the
+    work ends at its next check (llm/cancel.py: before any engine call, and in the Claude Code
+    CLI's read loop, which stops the CLI), and only then does the cancellation go on, so
+    nothing the call started outlives it and nothing it would write after is written."""
+    stop = threading.Event()
+
+    def work() -> R:
+        with stoppable(stop):
+            return method(**arguments)
+
+    async def watch() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            stop.set()  # cancelled: by the client, or by this call having ended
+
+    outcome: list[tuple[R | None, Exception | None]] = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        with anyio.CancelScope(shield=True):
+            try:
+                outcome.append((await anyio.to_thread.run_sync(work), None))
+            except Exception as exc:  # raised below, outside the group (never as a group)
+                outcome.append((None, exc))
+        group.cancel_scope.cancel()
+    result, error = outcome[0]
+    if error is not None:
+        raise error
+    return result  # type: ignore[return-value]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from pydantic import BaseModel
 
 from legion_llm.errors import UsageError
 from legion_llm.llm.budget import Usage
+from legion_llm.llm.cancel import CallCancelled, stoppable
 from legion_llm.llm.engine import FallbackEngine, Notices, OfflineEngine
 from legion_llm.llm.errors import (
     BudgetExceededError,
@@ -197,3 +199,21 @@ def test_prompts_dir_can_be_swapped(tmp_path: Path) -> None:
     fake = FakeEngine(prompts_dir=tmp_path).enqueue(reply())
     fake.ask(SelfTestReply, PROMPT, {"word": "hi"})
     assert fake.requests[0].prompt.user == "say hi" and fake.requests[0].prompt.system == "S"
+
+
+def test_a_cancelled_call_asks_no_engine_and_falls_back_to_none(
+    registry: OfflineRegistry, collected: Notices
+) -> None:
+    """Once the caller cancelled (llm/cancel.py), an ask raises CallCancelled before anything is
+    sent, and the fallback does not answer in the cancelled engine's place."""
+    fake = FakeEngine().enqueue(reply("one"))
+    engine = FallbackEngine(fake, OfflineEngine(registry, meter=fake.meter, notices=collected))
+    stop = threading.Event()
+    with stoppable(stop):
+        assert engine.ask(SelfTestReply, PROMPT, {"word": "w"}).output.echo == "one"
+        stop.set()
+        with pytest.raises(CallCancelled):
+            engine.ask(SelfTestReply, PROMPT, {"word": "w"})
+    assert len(fake.requests) == 1 and not collected.messages
+    fake.enqueue(reply("two"))  # outside the call, the event is not this thread's any more
+    assert engine.ask(SelfTestReply, PROMPT, {"word": "w"}).output.echo == "two"

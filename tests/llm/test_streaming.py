@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from legion_llm.llm.cancel import CallCancelled, stoppable
 from legion_llm.llm.engine import Engine, Notices
 from legion_llm.llm.errors import LLMUnavailableError
 from legion_llm.llm.pricing import estimate_cost, model_info
@@ -178,3 +180,18 @@ def test_an_answer_far_past_max_tokens_is_cut_off_as_a_broken_stream(
     fake_api.enqueue(Reply.answer(huge, chunk_chars=64))
     answer = ask(on_fake("auto", stall_timeout_s=10.0))
     assert answer.engine == "offline" and "max_tokens" in (answer.fallback_reason or "")
+
+
+def test_a_cancelled_call_closes_its_stream_and_is_not_retried(
+    fake_api: FakeMessagesAPI, on_fake: Make
+) -> None:
+    """The caller cancels while the answer streams (llm/cancel.py): the watchdog closes the
+    stream within its period, the call ends with CallCancelled, and no retry is sent."""
+    fake_api.enqueue(Reply.answer(GOOD, chunk_chars=1, drip_s=0.2), Reply.answer(GOOD))
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    started = time.monotonic()
+    with stoppable(stop), pytest.raises(CallCancelled):
+        ask(on_fake(max_attempts=3, **{**QUICK, "stall_timeout_s": 2.0}))
+    assert time.monotonic() - started < 0.5 + 2.0  # not the whole drip, nor a stall
+    assert len(fake_api.calls()) == 1

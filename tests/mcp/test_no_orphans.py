@@ -25,13 +25,19 @@ SERVER = Path(sys.executable).with_name("legion-llm")
 HELLO = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                      "clientInfo": {"name": "raw", "version": "1"}}},
-         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-          "params": {"name": "phase_compact",
-                     "arguments": {"phase": 3, "force": True, "engine": "claude-code"}}}]  # fmt: skip
+         {"jsonrpc": "2.0", "method": "notifications/initialized"}]  # fmt: skip
 
 
-def start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], StubClaude]:
+def compact_call(**arguments: object) -> dict[str, object]:
+    """Request 2: compact phase 3 through the Claude Code CLI, `arguments` added."""
+    given = {"phase": 3, "force": True, "engine": "claude-code", **arguments}
+    return {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "phase_compact", "arguments": given}}  # fmt: skip
+
+
+def start(tmp_path: Path, **arguments: object) -> tuple[subprocess.Popen[bytes], StubClaude]:
+    """The server on a copy of the demo, asked to compact phase 3 with the stub CLI, which
+    sleeps; `arguments` are added to the call's."""
     stub = StubClaude(tmp_path / "bin").script(reply("sleep", seconds=120, on_term="cleanup"))
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-project", root)
@@ -41,10 +47,14 @@ def start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], StubClaude]:
         [str(SERVER), "mcp", "--root", str(root)], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=root,
     )  # fmt: skip
-    assert server.stdin is not None
-    server.stdin.write("".join(json.dumps(line) + "\n" for line in HELLO).encode())
-    server.stdin.flush()
+    send(server, [*HELLO, compact_call(**arguments)])
     return server, stub
+
+
+def send(server: subprocess.Popen[bytes], messages: list[dict[str, object]]) -> None:
+    assert server.stdin is not None
+    server.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    server.stdin.flush()
 
 
 def cleanup(server: subprocess.Popen[bytes], stub: StubClaude) -> None:
@@ -103,5 +113,29 @@ def test_a_client_that_only_closes_stdin_still_gets_the_answer(tmp_path: Path) -
         lines = server.stdout.read().splitlines()
         assert time.monotonic() - started < 60
         assert [json.loads(line)["id"] for line in lines] == [1, 2]
+    finally:
+        cleanup(server, stub)
+
+
+def test_a_cancelled_call_ends_the_claude_cli_writes_nothing_and_the_server_serves_on(
+    tmp_path: Path,
+) -> None:
+    """`notifications/cancelled` for a call that waits on the CLI stops the CLI (its session,
+    as on a timeout), the call writes nothing and is never answered, and the next call is."""
+    server, stub = start(tmp_path, apply=True)
+    compacted = tmp_path / "demo/.planning/phases/03-fx-rates/03-COMPACTED.md"
+    try:
+        child = running_cli(stub, timeout=60)
+        send(server, [{"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": 2, "reason": "the user pressed Esc"}},
+                      {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}])  # fmt: skip
+        assert gone(child, within=15), "the claude CLI kept running after its call was cancelled"
+        assert {"terminated": True, "pid": child} in stub.calls()
+        assert server.stdout is not None
+        answered = [json.loads(server.stdout.readline())["id"] for _ in range(2)]
+        assert answered == [1, 3]  # the cancelled call is never answered
+        assert not compacted.exists()
+        assert len(stub.print_calls()) == 1  # no re-ask, no other engine after the cancel
+        assert server.poll() is None
     finally:
         cleanup(server, stub)

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from legion_llm.llm.cancel import CallCancelled, current_stop
 from legion_llm.llm.config import Credential, LLMConfig
 from legion_llm.llm.errors import BudgetExceededError, LLMUnavailableError, RequestRejectedError
 from legion_llm.llm.scrub import scrub
@@ -200,12 +201,16 @@ class ClaudeHTTP:
             except Exception as exc:
                 if "message_start" in seen and on_partial is not None:
                     on_partial(seen["message_start"].message.usage, kwargs)
+                if dog.cancelled:
+                    raise CallCancelled("the call was cancelled by its client") from None
                 if dog.tripped:
                     raise StreamStalled(dog.tripped) from exc
                 broken = _broken_off(exc, received, stall) if "message_start" in seen else None
                 if broken is not None:
                     raise broken from exc
                 raise
+            if dog.cancelled:  # the closed stream may simply have ended
+                raise CallCancelled("the call was cancelled by its client")
             if "message_start" not in seen:
                 kind = stream.response.headers.get("content-type") or "no content-type"
                 raise NotAnEventStream(f"not an event stream: {kind}", retryable=False)
@@ -376,7 +381,8 @@ def retry_after_seconds(exc: BaseException | None) -> float | None:
 
 
 class Watchdog:
-    """Closes a stream when no event came for `stall_s`, or when it has run `ceiling_s`."""
+    """Closes a stream when no event came for `stall_s`, when it has run `ceiling_s`, or when the
+    call's caller cancelled it (llm/cancel.py)."""
 
     def __init__(self, stall_s: float, ceiling_s: float, close: Callable[[], None]) -> None:
         self.stall_s = stall_s
@@ -384,6 +390,8 @@ class Watchdog:
         self._close = close
         self.started = self.last = time.monotonic()
         self.tripped: str | None = None
+        self.cancelled = False
+        self._stop = current_stop()  # the call's, read from the watchdog's own thread
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="claude-stream-watchdog")
         self._thread.daemon = True
@@ -403,7 +411,10 @@ class Watchdog:
         period = max(0.01, min(1.0, self.stall_s / 4))
         while not self._done.wait(period):
             now = time.monotonic()
-            if now - self.last > self.stall_s:
+            if self._stop is not None and self._stop.is_set():
+                self.cancelled = True
+                self.tripped = "cancelled by its client"
+            elif now - self.last > self.stall_s:
                 self.tripped = f"no token for {self.stall_s:g} s"
             elif now - self.started > self.ceiling_s:
                 self.tripped = f"still streaming after {self.ceiling_s:g} s"

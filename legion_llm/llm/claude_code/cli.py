@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from legion_llm.llm.cancel import CallCancelled, stop_requested
 from legion_llm.llm.config import LLMConfig
 from legion_llm.memory.untrusted import UntrustedInputError, load_json
 
@@ -66,6 +67,10 @@ class CliOverflow(CliStopped):
     """The CLI printed more than MAX_CAPTURE_BYTES."""
 
 
+class CliCancelled(CliStopped, CallCancelled):
+    """The caller cancelled the call the CLI was answering (llm/cancel.py)."""
+
+
 def run_cli(
     argv: list[str],
     *,
@@ -95,6 +100,8 @@ def run_cli(
         raise CliTimeout(f"no answer within {timeout:g} s") from None
     except CliOverflow:
         raise CliOverflow(f"printed more than {limit // 2**20} MB; it was stopped") from None
+    except CliCancelled:
+        raise  # its session is stopped already
     except BaseException:  # interrupted: the CLI would go on spending the user's plan
         _stop_session(process)
         raise
@@ -136,6 +143,9 @@ def _exchange(
             if now >= deadline and exited_at is None:
                 _stop_session(process)
                 raise CliTimeout
+            if stop_requested():
+                _stop_session(process)
+                raise CliCancelled("the call was cancelled by its client; Claude Code was stopped")
             if exited_at is not None and now >= min(deadline, exited_at + PIPE_GRACE_S):
                 _stop_session(process)  # exited, but something it started holds the pipes
                 break
