@@ -39,6 +39,7 @@ from legion_llm.memory.knowledge.read import PATTERNS, read_knowledge
 from legion_llm.memory.phases.find import (
     PLAN_FILE_RE,
     SINGLE_PLAN_FILE_RE,
+    folder_slug,
     load_phase,
     phase_folders,
 )
@@ -46,7 +47,7 @@ from legion_llm.memory.phases.patterns import established, source_of
 from legion_llm.memory.phases.statements import token_line
 from legion_llm.memory.signatures.topics import TopicIndex
 from legion_llm.pipeline.distill import pattern_terms, run_distill
-from legion_llm.pipeline.distill_sources import not_a_pattern, phase_names
+from legion_llm.pipeline.distill_sources import not_a_pattern, phase_names, topic_words
 from legion_llm.project import MemoryPaths
 from legion_llm.records import split_list
 
@@ -209,9 +210,20 @@ def _summaries(folders: list[Path]) -> dict[Path, list[tuple[Path, str, str]]]:
                 plan = single.group(1)
             else:
                 continue
-            text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+            text = read_summary(path)
             found.setdefault(folder, []).append((path, plan, text))
     return found
+
+
+def read_summary(path: Path) -> str:
+    """A summary's text as this eval reads it (a byte-order mark and CRLF dropped)."""
+    return path.read_text(encoding="utf-8-sig", errors="replace").replace("\r\n", "\n")
+
+
+def as_cited(folder: Path, text: str) -> str:
+    """What a row citing this summary may name: its text, its declared entries as YAML reads
+    them (a quoted scalar decoded) and its phase folder's topic."""
+    return "\n".join([text, *established(text), topic_words(folder_slug(folder.name))])
 
 
 def _declared(plan: str, text: str) -> list[str]:
@@ -222,7 +234,7 @@ def _declared(plan: str, text: str) -> list[str]:
     return established(text)
 
 
-def _oracle_flag(values: dict[str, str], said: str, known: list[str], earlier: list[str]) -> str:
+def oracle_flag(values: dict[str, str], said: str, known: list[str], earlier: list[str]) -> str:
     """What the independent reader refuses in a written row, else ""."""
     pattern = values.get("pattern", "")
     if oracle.looks_like_status(pattern):
@@ -240,9 +252,9 @@ def _oracle_flag(values: dict[str, str], said: str, known: list[str], earlier: l
 def _score_rows(score: ProjectScore, rows: list[Any], before: list[Any],
                 texts: dict[Path, list[tuple[Path, str, str]]], root: Path) -> None:  # fmt: skip
     by_plan: dict[str, list[str]] = {}
-    for items in texts.values():
+    for folder, items in texts.items():
         for _, plan, text in items:
-            by_plan.setdefault(plan, []).append(text)
+            by_plan.setdefault(plan, []).append(as_cited(folder, text))
     outcomes = root / ".planning/memory/OUTCOMES.md"
     lines = {m.group(1): m.group(0) for m in _ROW.finditer(outcomes.read_text(encoding="utf-8"))
              } if outcomes.is_file() else {}  # fmt: skip
@@ -270,7 +282,7 @@ def _score_rows(score: ProjectScore, rows: list[Any], before: list[Any],
             score.problems.append(
                 f"{row.id}: unsupported ({', '.join(missing + new) or 'no source'})"
             )
-        flag = _oracle_flag(values, said, known, earlier)
+        flag = oracle_flag(values, said, known, earlier)
         if flag:
             score.oracle_flags += 1
             score.problems.append(f"{row.id}: second reader: {flag}")

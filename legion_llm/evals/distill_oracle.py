@@ -51,12 +51,22 @@ def looks_like_status(text: str) -> bool:
     if not rest:
         return True
     _head, colon, tail = text.partition(":")
-    if colon and _words(tail)[:1] and _words(tail)[0] in _STATUS and len(_words(tail)) <= 12:
+    after = _words(tail)
+    if colon and after[:1] and after[0] in _STATUS and len(after) <= 12 and not _more(after[1:]):
         return True
     if words[-1] in _STATUS and len(words) <= 10 and not {"so", "because", "by", "to"} & set(words):
         return True
     ran = bool(_CHECKS & set(words)) and bool(_STATUS & set(words))
     return ran and len(rest) < 2
+
+
+def _more(words: list[str]) -> bool:
+    """Words after a status that say more than how it ended: a reason or a means, or three
+    words of four letters or more that are no status, check or filler."""
+    if {"because", "so", "by", "via", "instead", "without", "using", "rather"} & set(words):
+        return True
+    rest = [w for w in words if len(w) >= 4 and w not in _STATUS | _FILLER | _CHECKS]
+    return len(rest) >= 3
 
 
 def looks_like_file_list(text: str) -> bool:

@@ -86,7 +86,7 @@ _PLACEHOLDER_PHRASES = {
 
 # a run of letters and digits in any script (no underscore: `snake_case` gives its words)
 _TOKEN = re.compile(r"[^\W_]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
@@ -116,13 +116,13 @@ def bigrams(run: str) -> list[str]:
 def _tokens(text: str) -> Iterable[tuple[str, bool]]:
     """(token, is a CJK pair) for every word of the lower-cased text."""
     for token in _TOKEN.findall(text.lower()):
-        if token.isascii() or not _CJK.search(token):
+        if token.isascii() or not CJK.search(token):
             yield token, False
             continue
-        for piece in re.split(f"({_CJK.pattern})", token):
+        for piece in re.split(f"({CJK.pattern})", token):
             if not piece:
                 continue
-            if _CJK.fullmatch(piece):
+            if CJK.fullmatch(piece):
                 yield from ((pair, True) for pair in bigrams(piece))
             else:
                 yield piece, False

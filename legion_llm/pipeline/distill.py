@@ -52,7 +52,7 @@ from legion_llm.memory.phases.patterns import SummarySource, phase_sources, plan
 from legion_llm.memory.phases.planning import phase_key
 from legion_llm.memory.redact import project_redactor, write_warning
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
-from legion_llm.memory.terms import grounded, is_placeholder, support, terms_of
+from legion_llm.memory.terms import content_terms, grounded, is_placeholder, support, terms_of
 from legion_llm.pipeline.distill_sources import (
     PLAN_ID,
     SummaryGroup,
@@ -63,6 +63,7 @@ from legion_llm.pipeline.distill_sources import (
     phase_names,
     render_summary_group,
     summary_pattern,
+    topic_words,
 )
 from legion_llm.project import MemoryPaths
 
@@ -77,6 +78,16 @@ REUSE_SHARE = 0.2
 # the longest a proposal's field may be (the offline engine's longest over the fixtures: 139,
 # 210 and 116); a PATTERNS.md row is read at a glance
 MAX_CHARS = {"pattern": 500, "context": 800, "reuse_criteria": 500}
+MAX_QUOTING_PLANS = 5  # a context may quote each plan it cites, up to this many
+
+
+def limits_for(ids: list[str]) -> dict[str, int]:
+    """The bounds of a row citing `ids`: its context may quote what each cited plan established
+    (the same approach, several summaries), so its bound grows with the plans it cites."""
+    plans = min(MAX_QUOTING_PLANS, max(1, sum(bool(PLAN_ID.match(i)) for i in ids)))
+    return {**MAX_CHARS, "context": MAX_CHARS["context"] * plans}
+
+
 SHOWN_CHARS = 300  # of a refused proposal, what the report repeats (a broken model's can be huge)
 _WHY_WORDS = (
     "review reviewed passed first cycle importance important succeeded outside division cross "
@@ -138,6 +149,13 @@ class Prepared:
     sources: dict[str, list[SummarySource]] = field(default_factory=dict)  # plan id -> summaries
     cited_plans: set[str] = field(default_factory=set)
 
+    def refused_entries(self) -> list[dict[str, str]]:
+        """The entries of the summaries read that no group took because they are no pattern
+        (a status, a file list): reported as skipped with the reason, never dropped unsaid."""
+        return [{"pattern": e.text, "reason": f"an entry of plan {s.plan} ({e.kind}) that {why}"}
+                for found in self.sources.values() for s in found for e in s.entries
+                if (why := not_a_pattern(e.text)) is not None]  # fmt: skip
+
     @property
     def groups(self) -> list[CandidateGroup | SummaryGroup]:
         return [*self.selection.groups, *self.summary_groups]
@@ -188,7 +206,7 @@ def prepare(
     for group in selection.groups:  # what the offline writer proposes before the summaries
         lead = offline_pattern(group)
         background.append((f"g:{group.key}", pattern_terms(lead.pattern, lead.tags)))
-    groups = group_entries(found, background)
+    groups = group_entries(found, background, longest=MAX_CHARS["pattern"])
     for entries in groups:
         ids = [o for i in entries.items for o in naming.get((i.source.phase, i.source.plan), [])]
         entries.outcomes = sorted(dict.fromkeys(ids), key=_number)
@@ -246,7 +264,7 @@ def distill_offline(call: OfflineCall) -> PatternProposals:
 
 def offline_pattern(group: CandidateGroup | SummaryGroup) -> ProposedPattern:
     if isinstance(group, SummaryGroup):
-        return ProposedPattern.model_validate(summary_pattern(group, MAX_CHARS))
+        return ProposedPattern.model_validate(summary_pattern(group, limits_for(group.ids)))
     plans = [c for c in group.candidates if not c.is_review]
     best = max(range(len(plans)), key=lambda n: (not _is_status(plans[n].record.summary),
                                                  plans[n].record.importance,
@@ -324,15 +342,16 @@ def verify(
     bad = [t for t in proposal.tags if t != t.lower() or not _TAG.match(t.strip())]
     if bad:
         return ids, f"tags must be lowercase keywords: {', '.join(bad)}"
+    limits = limits_for(ids)
     for name in ("pattern", "context", "reuse_criteria"):
         text = getattr(proposal, name)
         if not text.strip():
             return ids, f"{name.replace('_', ' ')} is empty"
         if is_placeholder(text):
             return ids, f"{name.replace('_', ' ')} is a placeholder ({text.strip()!r})"
-        if len(text) > MAX_CHARS[name]:
+        if len(text) > limits[name]:
             return ids, (f"{name.replace('_', ' ')} is {len(text)} characters long (at most "
-                         f"{MAX_CHARS[name]}: a sentence or two)")  # fmt: skip
+                         f"{limits[name]}: a sentence or two)")  # fmt: skip
     not_one = not_a_pattern(proposal.pattern)
     if not_one is not None:
         return ids, f"the pattern {not_one}"
@@ -344,11 +363,12 @@ def verify(
 
 def source_texts(ids: list[str], prepared: Prepared) -> list[str]:
     """What the cited sources say: each outcome row (summary, task type, tags, agents, phase,
-    plan, importance) and each cited plan's whole summary."""
+    plan, importance) and each cited plan's whole summary with its phase folder's topic."""
     cited = [c.record for c in prepared.selection.candidates if c.id in ids]
     rows = [f"{r.id} {r.summary} {r.task_type} {' '.join(r.tags)} {' '.join(r.agents)} "
             f"phase {r.phase} plan {r.plan} importance {r.importance}" for r in cited]  # fmt: skip
-    return rows + [s.text for i in ids for s in prepared.sources.get(i, [])]
+    return rows + [f"{s.text}\n{topic_words(s.topic)}" for i in ids
+                   for s in prepared.sources.get(i, [])]  # fmt: skip
 
 
 def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -> str | None:
@@ -358,7 +378,7 @@ def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -
     cited = [c.record for c in prepared.selection.candidates if c.id in ids]
     source = terms_of(f"{r.summary} {r.task_type} {' '.join(r.tags)}" for r in cited)
     summaries = [s for i in ids for s in prepared.sources.get(i, [])]
-    source |= terms_of(s.text for s in summaries)
+    source |= terms_of(f"{s.text} {topic_words(s.topic)}" for s in summaries)
     if not grounded(proposal.pattern, source, PATTERN_THRESHOLD):
         return f"the pattern shares too little with the outcomes it cites ({', '.join(ids)})"
     where = source | terms_of(
@@ -367,7 +387,8 @@ def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -
            "held" for s in summaries)]
     )  # fmt: skip
     reuse = support(proposal.reuse_criteria, source)
-    if not grounded(proposal.context, where, CONTEXT_THRESHOLD):
+    if content_terms(proposal.context) and not grounded(proposal.context, where, CONTEXT_THRESHOLD):
+        # a context of ids and statuses alone (`Plan 01-01, Complete`) claims nothing to refuse
         return f"the context shares too little with the outcomes it cites ({', '.join(ids)})"
     if reuse.shared < 1 or reuse.share < REUSE_SHARE:
         return f"the reuse criteria share nothing with the outcomes they cite ({', '.join(ids)})"
@@ -392,6 +413,10 @@ def run_distill(
     selection = prepared.selection
     groups = prepared.groups
     result = DistillResult(dry_run=dry_run, warnings=list(prepared.warnings))
+    redactor = project_redactor(paths.root)  # what the report repeats of a proposal, too
+    result.skipped += [{"pattern": _shown(redactor.text(r["pattern"])),
+                        "reason": redactor.text(r["reason"])}
+                       for r in prepared.refused_entries()]  # fmt: skip
     in_groups = {i for g in groups for i in g.ids}
     result.candidates = sorted((i for i in selection.ids if i in in_groups), key=_number)
     result.plans = list(prepared.sources)
@@ -401,7 +426,6 @@ def run_distill(
         for n, r in enumerate(prepared.existing)
     ]
     accepted: list[tuple[str, str]] = []
-    redactor = project_redactor(paths.root)  # what the report repeats of a proposal, too
     for start in range(0, len(groups), GROUPS_PER_CALL):
         batch = groups[start : start + GROUPS_PER_CALL]
         variables = {

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from legion_llm.memory.entities import cut_new_entities, new_entities
 from legion_llm.memory.phases.markdown import cut_to
@@ -36,6 +36,7 @@ from legion_llm.memory.phases.patterns import (
     MARKED,
     PatternEntry,
     SummarySource,
+    is_empty_label,
     is_file_list,
     is_status,
 )
@@ -99,17 +100,36 @@ def cited_plans(text: str) -> set[str]:
     return set(_CITED_PLAN.findall(text))
 
 
+def parts_of(text: str, longest: int) -> list[str]:
+    """An entry as patterns that fit: whole when it fits, else its clauses (split after `;` and
+    sentence ends) packed in order into parts of at most `longest` characters; a clause longer
+    than that is a part of its own (the writer cuts it). Taken whole, an entry is taken whole:
+    every word of it is in some part."""
+    if len(text) <= longest:
+        return [text]
+    parts: list[str] = []
+    for clause in re.split(r"(?<=[;.!?])\s+", text):
+        if parts and len(parts[-1]) + 1 + len(clause) <= longest:
+            parts[-1] = f"{parts[-1]} {clause}"
+        else:
+            parts.append(clause)
+    return [p.rstrip(";").strip() for p in parts if p.strip(" ;")]
+
+
 def group_entries(
     sources: list[SummarySource],
     background: Sequence[tuple[str, str]] = (),
+    longest: int = 500,
 ) -> list[SummaryGroup]:
     """One group per entry, an entry on the topic of an earlier group's lead joined to it
     (module docstring). The measure is verify's own: the lead's words and tags against the
     patterns before it (`background`: the existing ones and those the outcome groups give, as
     (key, terms)) and the leads before it, so the offline writer's lead is not refused as a
-    near-duplicate of another lead; declared entries come first, so they lead."""
-    items = sorted((Item(s, e) for s in sources for e in s.entries
-                    if not_a_pattern(e.text) is None),  # never written: no lead, no member
+    near-duplicate of another lead; declared entries come first, so they lead. An entry longer
+    than a pattern holds (`longest`) enters as its parts (`parts_of`)."""
+    items = sorted((Item(s, replace(e, text=part)) for s in sources for e in s.entries
+                    if not_a_pattern(e.text) is None  # never written: no lead, no member
+                    for part in parts_of(e.text, longest)),
                    key=lambda i: _KIND_ORDER[i.entry.kind])  # fmt: skip
     groups: list[SummaryGroup] = []
     leads: list[tuple[str, str]] = []
@@ -146,7 +166,7 @@ def summary_pattern(group: SummaryGroup, limits: dict[str, int]) -> dict[str, ob
     lead = group.items[0]
     s = lead.source
     pattern = cut_to(lead.entry.text, limits["pattern"])
-    where = [f"Plan {s.plan}" + (f" ({s.name})" if s.name else "")]
+    where = [f"Plan {s.plan}" + (f" ({_label(s)})" if _label(s) else "")]
     how = ", ".join(x for x in (s.status, s.check) if x)
     context = where[0] + (f", {how}" if how else "")
     if lead.entry.why and lead.entry.why not in pattern:
@@ -159,7 +179,7 @@ def summary_pattern(group: SummaryGroup, limits: dict[str, int]) -> dict[str, ob
             f"{_KIND_WORDS[i.entry.kind]} plan {i.source.plan}: {i.entry.text.rstrip('.')}"
             for i in others
         )
-    names = list(dict.fromkeys(i.source.name for i in group.items if i.source.name))
+    names = list(dict.fromkeys(_label(i.source) for i in group.items if _label(i.source)))
     reuse = "Reuse on work like " + ("; ".join(names) if names else f"plan {s.plan}")
     reuse += f" ({_KIND_WORDS[lead.entry.kind]} {', '.join(group.plans)})"
     return {
@@ -169,6 +189,20 @@ def summary_pattern(group: SummaryGroup, limits: dict[str, int]) -> dict[str, ob
         "source": group.ids,
         "tags": _tags(group),
     }
+
+
+def _label(source: SummarySource) -> str:
+    """What the plan is about in its summary's words: its name, else its phase folder's topic
+    (`block-hour-retainer-agreements` -> "block hour retainer agreements"), else ""."""
+    if source.name:
+        return source.name
+    return topic_words(source.topic)
+
+
+def topic_words(topic: str) -> str:
+    """A phase folder's slug as words, "" when it holds no letters."""
+    words = " ".join(w for w in re.split(r"[-_\s]+", topic) if w)
+    return words if re.search(r"[^\W\d_]", words) else ""
 
 
 def _tags(group: SummaryGroup) -> list[str]:
@@ -196,6 +230,8 @@ def not_a_pattern(pattern: str) -> str | None:
     neither says what worked."""
     if is_status(pattern):
         return "is a status (how a plan ended), not what worked"
+    if is_empty_label(pattern):
+        return "is a name with nothing said of it, not what worked"
     if is_file_list(pattern):
         return "is a file list, not what worked"
     return None

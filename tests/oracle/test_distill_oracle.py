@@ -94,3 +94,15 @@ def test_a_near_copy_of_an_earlier_row_is_flagged_and_another_topic_is_not() -> 
         oracle.near_duplicate("Retry webhooks with a backoff and an idempotency key", earlier)
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Export job: done in a worker, never in the request, so the page stays fast",
+        "Nightly rebuild: complete reindex of the shift table rather than incremental patches",
+        "Invoice totals: verified against the ledger on every write, not in a nightly batch",
+    ],
+)
+def test_a_name_and_status_word_followed_by_what_was_done_is_no_status(text: str) -> None:
+    assert not oracle.looks_like_status(text)

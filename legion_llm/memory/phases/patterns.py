@@ -56,6 +56,7 @@ _NOT_REUSABLE = re.compile(
 )
 _FIX = re.compile(r"\bFix(?:ed)?\s*:\s*(.+?)(?:;\s*(?:Files?|Verification|Commit)\b.*)?$", re.I)
 _MIN_PROSE_TERMS = 4  # "Plan specified private `_UserRow`" says too little to reuse
+_MORE_TERMS = 3  # after a status word: more than how it ended
 _MIN_LIST_TERMS = 2  # "Bumped Node to 20 in .nvmrc" says something; "`a.py`, `b.py`" does not
 _STATUS_WORDS = (
     r"complete(?:d)?(?:\s+with\s+warnings)?|done|pass(?:ed)?|shipped|merged|success(?:ful)?|"
@@ -73,9 +74,15 @@ _MEANS = re.compile(
     r"\b(?:because|so|to|by|via|when|if|lets?|instead|without|before|after|until|unless|using)\b",
     re.I,
 )
+# a reason or a means after a status word (`... done in a worker, so ...`); `to`, `when`, `after`
+# are not (`shipped to production`, `merged after review`)
+_REASON = re.compile(r"\b(?:because|so|by|via|instead|without|using|rather\s+than)\b", re.I)
 # a name, then its status at the first colon or dash (`Billing schema: Complete`), never a later
 # one (`CLI: app = typer.Typer() ... def main() -> None: pass` is code)
-_STATUS_TAIL = re.compile(rf"^([^:—–]*?)\s*(?::|\s[—–-])\s*(?:\**)(?:{_STATUS_WORDS})\b(.*)$", re.I)
+_STATUS_TAIL = re.compile(
+    rf"^([^:—–]*?)\s*(?::|\s[—–-])\s*(?:\**)(?P<status>{_STATUS_WORDS})\b(?P<rest>.*)$", re.I
+)
+_FAILURE = re.compile(r"fail|blocked|partial|escalated", re.I)  # never what worked
 _RAN = re.compile(
     rf"\b(?:review|verification|checks?|tests?|build|ci|phase|plan|self-check)\b[^.]*?"
     rf"\b(?:{_STATUS_WORDS})\b",
@@ -123,7 +130,7 @@ def summary_source(plan: str, phase: str, path: Path, topic: str = "") -> Summar
 
 
 def source_of(plan: str, phase: str, file: str, text: str, topic: str = "") -> SummarySource:
-    text = text.replace("\r\n", "\n")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     facts = plan_facts(plan, file, text)
     said = plan_statements(facts, text)
     found: list[PatternEntry] = []
@@ -144,7 +151,7 @@ def source_of(plan: str, phase: str, file: str, text: str, topic: str = "") -> S
         status=facts.status,
         outcome=facts.outcome,
         check=stated_check(said.check, text),
-        text=text,
+        text=_as_read(text, entries),
         entries=tuple(entries),
         topic=topic,
     )
@@ -165,9 +172,18 @@ def stated_check(check: CheckFact, text: str) -> str:
     return "" if words == NO_CHECK else words
 
 
+def _as_read(text: str, entries: list[PatternEntry]) -> str:
+    """The summary as a pattern citing it may quote it: its text, and each entry the reader
+    decoded from a quoted scalar (`"t(\\"x\\")"` is `t("x")`) as read, so the writer's text and
+    the checker's source hold the same entry."""
+    decoded = [e.text for e in entries if e.text not in text]
+    return "\n".join([text, *decoded]) if decoded else text
+
+
 def established(text: str) -> list[str]:
-    """Every entry of the summary's `patterns-established:` frontmatter list, as written."""
-    frontmatter, _ = split_frontmatter(text)
+    """Every entry of the summary's `patterns-established:` frontmatter list, as written (a
+    quoted entry as YAML reads it)."""
+    frontmatter, _ = split_frontmatter(text.removeprefix("\ufeff"))
     found: list[str] = []
     inside = False
     for line in frontmatter:
@@ -189,16 +205,26 @@ def established(text: str) -> list[str]:
 
 
 def _flow(value: str) -> list[str]:
-    """`[a, "b, c"]` -> ["a", "b, c"]; a bare scalar is one entry; `[]` none."""
+    """`[a, "b, c", 'd''s']` -> ["a", "b, c", "d's"]; a bare scalar is one entry; `[]` none.
+    A quoted item ends at its closing quote as YAML reads it: an escaped `\\"` inside double
+    quotes, a doubled `''` inside single quotes, and a comma inside either are the item's."""
     if not (value.startswith("[") and value.endswith("]")):
         return [_unquote(value)] if value not in ("~", "null") else []
+    inner = value[1:-1]
     parts: list[str] = []
-    current, quote = "", ""
-    for char in value[1:-1]:
+    current, quote, i = "", "", 0
+    while i < len(inner):
+        char = inner[i]
+        pair = inner[i : i + 2]
+        if quote == '"' and char == "\\" and len(pair) == 2:
+            current, i = current + pair, i + 2
+            continue
+        if quote == "'" and pair == "''":
+            current, i = current + pair, i + 2
+            continue
         if quote:
             current += char
-            if char == quote:
-                quote = ""
+            quote = "" if char == quote else quote
         elif char in "\"'" and not current.strip():
             quote, current = char, current + char
         elif char == ",":
@@ -206,14 +232,22 @@ def _flow(value: str) -> list[str]:
             current = ""
         else:
             current += char
+        i += 1
     parts.append(current)
     return [p for p in (_unquote(p.strip()) for p in parts) if p]
 
 
+_ESCAPES = {"n": " ", "t": " ", '"': '"', "\\": "\\", "/": "/"}
+
+
 def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1].replace('\\"', '"')
-    return text
+    """A YAML scalar's value: double quotes with their escapes, single quotes with `''`."""
+    if len(text) < 2 or text[0] != text[-1] or text[0] not in "\"'":
+        return text
+    body = text[1:-1]
+    if text[0] == "'":
+        return body.replace("''", "'")
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), body)
 
 
 def _marked(parts: PlanParts) -> list[str]:
@@ -277,7 +311,9 @@ def is_status(text: str) -> bool:
     if re.fullmatch(rf"(?:{_STATUS_WORDS})\b.*", plain, re.I) and len(plain.split()) <= 6:
         return True
     tail = _STATUS_TAIL.match(plain)
-    if tail and len(tail.group(2).split()) <= 12:
+    if tail and _FAILURE.match(tail["status"]):
+        return True
+    if tail and len(tail["rest"].split()) <= 12 and not _says_more(tail["rest"]):
         return True
     if (_STATUS_END.match(plain) and len(plain.split()) <= _STATUS_END_WORDS
             and not _MEANS.search(plain)):  # fmt: skip
@@ -286,6 +322,25 @@ def is_status(text: str) -> bool:
         rest = _BOOKKEEPING.sub(" ", re.sub(rf"\b(?:{_STATUS_WORDS})\b", " ", plain, flags=re.I))
         return not content_terms(rest)
     return False
+
+
+_EMPTY_LABEL = re.compile(
+    r"^[^:]{1,120}:\s*(?:[-–—?~.…/\s]*|n/?a|tbd|todo|none|null|nil|pending|unknown)\s*$", re.I
+)
+
+
+def is_empty_label(text: str) -> bool:
+    """A name with nothing said of it (`CI/CD pipeline: -`, `Export: n/a`, `Auth:`)."""
+    return _EMPTY_LABEL.match(" ".join(text.replace("*", "").split())) is not None
+
+
+def _says_more(rest: str) -> bool:
+    """What follows a status word says more than how it ended: a means or a reason, or three
+    content terms beyond statuses and counts (`done in a worker, so the page stays fast`)."""
+    if _REASON.search(rest):
+        return True
+    plain = _BOOKKEEPING.sub(" ", re.sub(rf"\b(?:{_STATUS_WORDS})\b", " ", rest, flags=re.I))
+    return len(content_terms(plain)) >= _MORE_TERMS
 
 
 def is_file_list(text: str) -> bool:

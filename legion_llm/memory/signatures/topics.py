@@ -5,8 +5,9 @@ knowledge base's matcher (signatures.py): an IDF-weighted Ruzicka similarity ove
 stored items. Prose needs one extra step first, done here: `topic_terms` turns text into a line of
 comparable terms. Identifiers
 (backticked spans, paths, flags, package names, `a:b` scripts) become single terms such as
-`src_db_index_ts` and also contribute their words; words are lower-cased, stop words dropped and
-crudely stemmed, so "requires the flag" and "require flags" meet.
+`src_db_index_ts` and also contribute their words; words (in any script; a run of CJK characters
+by its character pairs) are lower-cased, stop words dropped and crudely stemmed, so "requires the
+flag" and "require flags" meet.
 
 Pure functions and an in-memory index: no I/O, no LLM.
 """
@@ -18,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from legion_llm.memory.terms import STOP_WORDS, SYNONYMS, stem
+from legion_llm.memory.terms import CJK, STOP_WORDS, SYNONYMS, bigrams, stem
 
 _IDENT = re.compile(
     r"`([^`\n]{1,80})`"  # a code span
@@ -28,12 +29,26 @@ _IDENT = re.compile(
     r"|\b([\w-]+\.(?:py|ts|tsx|js|mjs|cjs|jsx|json|toml|ya?ml|md|sql|sh|css|html|mjml|go|rs|"
     r"java|rb|php|lock|env|cfg|ini|txt|csv))\b"  # a file name
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
+_WORD = re.compile(r"[^\W\d_][^\W_]*|\d+")  # a word in any script, or a number
 
 
 def _term(raw: str) -> str:
-    term = re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_")
+    term = re.sub(r"[\W_]+", "_", raw.lower()).strip("_")
     return f"n{term}" if term[:1].isdigit() else term
+
+
+def _raw_words(text: str) -> Iterable[tuple[str, bool]]:
+    """(word, is a CJK character pair): a run of CJK characters has no spaces between its words,
+    so it is compared by its character pairs (memory/terms.py does the same)."""
+    for raw in _WORD.findall(text):
+        if raw.isascii() or not CJK.search(raw):
+            yield raw, False
+            continue
+        for piece in re.split(f"({CJK.pattern})", raw):
+            if CJK.fullmatch(piece):
+                yield from ((pair, True) for pair in bigrams(piece))
+            elif piece:
+                yield piece, False
 
 
 def identifiers(text: str) -> list[str]:
@@ -50,7 +65,10 @@ def words(text: str) -> list[str]:
     """Stemmed content words (stop words and one-letter words dropped), in order, once each."""
     out: dict[str, None] = {}  # ordered and de-duplicated in linear time
     seen: set[str] = set()  # a word seen before gives the same term: stem it once
-    for raw in _WORD.findall(text):
+    for raw, pair in _raw_words(text):
+        if pair:
+            out[raw] = None
+            continue
         word = raw.lower()
         if word in seen or word in STOP_WORDS or len(word) < 2:
             continue
