@@ -43,11 +43,11 @@ from legion_llm.memory.phases.find import (
     load_phase,
     phase_folders,
 )
-from legion_llm.memory.phases.patterns import established, source_of
+from legion_llm.memory.phases.patterns import established, source_of, topic_words
 from legion_llm.memory.phases.statements import token_line
 from legion_llm.memory.signatures.topics import TopicIndex
 from legion_llm.pipeline.distill import pattern_terms, run_distill
-from legion_llm.pipeline.distill_sources import not_a_pattern, phase_names, topic_words
+from legion_llm.pipeline.distill_sources import not_a_pattern, phase_names
 from legion_llm.project import MemoryPaths
 from legion_llm.records import split_list
 

@@ -63,7 +63,6 @@ from legion_llm.pipeline.distill_sources import (
     phase_names,
     render_summary_group,
     summary_pattern,
-    topic_words,
 )
 from legion_llm.project import MemoryPaths
 
@@ -367,8 +366,7 @@ def source_texts(ids: list[str], prepared: Prepared) -> list[str]:
     cited = [c.record for c in prepared.selection.candidates if c.id in ids]
     rows = [f"{r.id} {r.summary} {r.task_type} {' '.join(r.tags)} {' '.join(r.agents)} "
             f"phase {r.phase} plan {r.plan} importance {r.importance}" for r in cited]  # fmt: skip
-    return rows + [f"{s.text}\n{topic_words(s.topic)}" for i in ids
-                   for s in prepared.sources.get(i, [])]  # fmt: skip
+    return rows + [s.cited_text for i in ids for s in prepared.sources.get(i, [])]
 
 
 def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -> str | None:
@@ -378,7 +376,7 @@ def _ungrounded(proposal: ProposedPattern, ids: list[str], prepared: Prepared) -
     cited = [c.record for c in prepared.selection.candidates if c.id in ids]
     source = terms_of(f"{r.summary} {r.task_type} {' '.join(r.tags)}" for r in cited)
     summaries = [s for i in ids for s in prepared.sources.get(i, [])]
-    source |= terms_of(f"{s.text} {topic_words(s.topic)}" for s in summaries)
+    source |= terms_of(s.cited_text for s in summaries)
     if not grounded(proposal.pattern, source, PATTERN_THRESHOLD):
         return f"the pattern shares too little with the outcomes it cites ({', '.join(ids)})"
     where = source | terms_of(

@@ -39,6 +39,7 @@ from legion_llm.memory.phases.patterns import (
     is_empty_label,
     is_file_list,
     is_status,
+    topic_words,
 )
 from legion_llm.memory.signatures.topics import TopicIndex, topic_terms
 
@@ -197,12 +198,6 @@ def _label(source: SummarySource) -> str:
     if source.name:
         return source.name
     return topic_words(source.topic)
-
-
-def topic_words(topic: str) -> str:
-    """A phase folder's slug as words, "" when it holds no letters."""
-    words = " ".join(w for w in re.split(r"[-_\s]+", topic) if w)
-    return words if re.search(r"[^\W\d_]", words) else ""
 
 
 def _tags(group: SummaryGroup) -> list[str]:

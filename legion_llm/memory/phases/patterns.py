@@ -120,6 +120,17 @@ class SummarySource:
     entries: tuple[PatternEntry, ...]
     topic: str = ""  # the phase folder's slug (`block-hour-retainer-agreements`)
 
+    @property
+    def cited_text(self) -> str:
+        """What a pattern citing this summary may name: the summary as read and its topic."""
+        return f"{self.text}\n{topic_words(self.topic)}"
+
+
+def topic_words(topic: str) -> str:
+    """A phase folder's slug as words, "" when it holds no letters."""
+    words = " ".join(w for w in re.split(r"[-_\s]+", topic) if w)
+    return words if re.search(r"[^\W\d_]", words) else ""
+
 
 def summary_source(plan: str, phase: str, path: Path, topic: str = "") -> SummarySource | None:
     """The summary at `path` as a source (module docstring); None when it cannot be read."""
