@@ -5,9 +5,12 @@ without sampling gets the offline engine and the pointer to the host tools."""
 from __future__ import annotations
 
 import json
+import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.client.session import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
@@ -160,3 +163,43 @@ def test_a_sampling_reply_with_null_text_falls_back_to_offline_with_a_notice(
         assert any("sampling reply could not be read" in w for w in result["warnings"])
     finally:
         server.close()
+
+
+class Stalling:
+    """A sampling callback that never answers (it waits until the test ends)."""
+
+    def __init__(self) -> None:
+        self.entered = anyio.Event()
+
+    async def __call__(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult:
+        self.entered.set()
+        await anyio.sleep(600)
+        raise AssertionError("never answered")
+
+
+def test_a_cancelled_call_stops_waiting_for_the_clients_model_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """The client cancels a call whose sampling request it never answers: the server stops
+    waiting at once (not at the 300 s deadline), writes nothing, and answers the next call."""
+    root, cwd = demo(tmp_path)
+    client = Stalling()
+
+    async def scenario(calls: Calls) -> tuple[float, dict[str, Any]]:
+        async with anyio.create_task_group() as group:
+            group.start_soon(partial(calls.session.call_tool, "phase_compact",
+                                     {"phase": "3", "apply": True, "engine": "sampling"}))  # fmt: skip
+            with anyio.fail_after(60):
+                await client.entered.wait()
+            group.cancel_scope.cancel()  # the client SDK sends notifications/cancelled
+        started = time.monotonic()
+        with anyio.fail_after(60):
+            summary = await calls.ok("memory_summary")
+        return time.monotonic() - started, summary
+
+    env = {**AUTO, "LEGION_LLM_DEADLINE": "300"}
+    took, summary = with_server(root, cwd, scenario, env=env, sampling_callback=client)
+    assert took < 20 and summary["ok"]
+    assert not (root / COMPACTED).exists()
