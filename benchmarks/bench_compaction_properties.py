@@ -13,15 +13,12 @@ status 1 when any phase breaks one.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as fixed_seed
 
+from benchmarks.explore_generated import explore
 from tests.oracle.compaction import check
 from tests.strategies.phases import PhaseSpec, phase_specs, write_phase
 from tests.test_compaction_properties import (
@@ -65,29 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--careless", action="store_true",
                         help="through the careless stand-in model and the real SDK (loopback)")  # fmt: skip
     args = parser.parse_args(argv)
-    keep = Path(tempfile.mkdtemp(prefix="legion-llm-properties-"))
-    failed: list[tuple[Path, list[str]]] = []
-    count = [0]
-
-    @settings(max_examples=args.examples, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck), phases=[Phase.generate])  # fmt: skip
-    @given(spec=phase_specs())
-    def explore(spec: PhaseSpec) -> None:
-        count[0] += 1
-        folder = keep / f"phase-{count[0]}"
-        found = careless_problems(spec, folder) if args.careless else problems_of(spec, folder)
-        if found:
-            failed.append((folder, found))
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    if args.seed is not None:
-        explore = fixed_seed(args.seed)(explore)
-    explore()
+    problems = careless_problems if args.careless else problems_of
+    count, failed, keep = explore(phase_specs(), problems, examples=args.examples, seed=args.seed,
+                                  prefix="legion-llm-properties-")  # fmt: skip
     for folder, found in failed:
         print(f"{folder}:")
         print("\n".join(f"  {line}" for line in found[:8]))
-    print(f"{count[0]} generated phases, {len(failed)} broke a property"
+    print(f"{count} generated phases, {len(failed)} broke a property"
           + (f" (kept under {keep})" if failed else ""))  # fmt: skip
     return 1 if failed else 0
 

@@ -16,14 +16,14 @@ import argparse
 import re
 import shutil
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as fixed_seed
 
+from benchmarks.explore_generated import explore
 from tests.pipeline.test_distill_properties import check_phase
 from tests.strategies.summaries import SummaryPhase, summary_phases
 
@@ -71,25 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.shrink is not None:
         return shrink(args.shrink, args.examples, args.seed)
-    keep = Path(tempfile.mkdtemp(prefix="legion-llm-distill-properties-"))
-    failed: list[tuple[Path, list[str]]] = []
-    count = [0]
-
-    @settings(max_examples=args.examples, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck), phases=[Phase.generate])  # fmt: skip
-    @given(phase=summary_phases())
-    def explore(phase: SummaryPhase) -> None:
-        count[0] += 1
-        folder = keep / f"phase-{count[0]}"
-        found = check_phase(phase, keep=folder)
-        if found:
-            failed.append((folder, found))
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    if args.seed is not None:
-        explore = fixed_seed(args.seed)(explore)
-    explore()
+    count, failed, keep = explore(
+        summary_phases(), lambda phase, folder: check_phase(phase, keep=folder),
+        examples=args.examples, seed=args.seed, prefix="legion-llm-distill-properties-",
+    )  # fmt: skip
     kinds: Counter[str] = Counter()
     for folder, found in failed:
         kinds.update({kind_of(p) for p in found})
@@ -98,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(f"  {line[:400]}" for line in found[:8]))
     for kind, n in kinds.most_common():
         print(f"{n:5d} phases: {kind}")
-    print(f"{count[0]} generated phases, {len(failed)} broke a property"
+    print(f"{count} generated phases, {len(failed)} broke a property"
           + (f" (kept under {keep})" if failed else ""))  # fmt: skip
     if not failed:
         shutil.rmtree(keep, ignore_errors=True)

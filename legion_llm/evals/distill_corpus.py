@@ -43,7 +43,7 @@ from legion_llm.memory.phases.find import (
     load_phase,
     phase_folders,
 )
-from legion_llm.memory.phases.patterns import established, source_of, topic_words
+from legion_llm.memory.phases.patterns import established, source_of
 from legion_llm.memory.phases.statements import token_line
 from legion_llm.memory.signatures.topics import TopicIndex
 from legion_llm.pipeline.distill import pattern_terms, run_distill
@@ -223,7 +223,7 @@ def read_summary(path: Path) -> str:
 def as_cited(folder: Path, text: str) -> str:
     """What a row citing this summary may name: its text, its declared entries as YAML reads
     them (a quoted scalar decoded) and its phase folder's topic."""
-    return "\n".join([text, *established(text), topic_words(folder_slug(folder.name))])
+    return source_of("", "", "", text, folder_slug(folder.name)).cited_text
 
 
 def _declared(plan: str, text: str) -> list[str]:

@@ -4,9 +4,8 @@ A front end that can be told to stop one call (the MCP server, on `notifications
 runs that call under `stoppable(event)` and sets the event. Where the work waits on a model it
 asks: every engine's ask before it sends (`raise_if_cancelled`), the Claude Code CLI's read loop
 while it waits (which then ends the CLI's session as on a timeout) and the API stream's watchdog
-(which closes the stream). `CallCancelled` is no
-engine failure, so no fallback, retry or write follows it; the caller is no longer listening
-for the answer it would have carried.
+(which closes the stream). `CallCancelled` is no engine failure, so no fallback, retry or write
+follows it; the caller is no longer listening for the answer it would have carried.
 """
 
 from __future__ import annotations
@@ -21,6 +20,9 @@ _STOP: ContextVar[threading.Event | None] = ContextVar("legion_llm_stop", defaul
 
 class CallCancelled(Exception):
     """The caller cancelled this call."""
+
+    def __init__(self, message: str = "the call was cancelled by its client") -> None:
+        super().__init__(message)
 
 
 @contextmanager
@@ -45,4 +47,4 @@ def stop_requested() -> bool:
 
 def raise_if_cancelled() -> None:
     if stop_requested():
-        raise CallCancelled("the call was cancelled by its client")
+        raise CallCancelled

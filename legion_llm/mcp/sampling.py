@@ -76,7 +76,7 @@ def _sampler(ctx: Context[Any, Any]) -> Sampler:
                 group.start_soon(answer, group.cancel_scope)
                 group.start_soon(watch, group.cancel_scope)
         if not outcome:
-            raise CallCancelled("the call was cancelled by its client")
+            raise CallCancelled()
         if isinstance(outcome[0], Exception):
             raise outcome[0]
         return outcome[0]

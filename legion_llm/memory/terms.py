@@ -86,7 +86,7 @@ _PLACEHOLDER_PHRASES = {
 
 # a run of letters and digits in any script (no underscore: `snake_case` gives its words)
 _TOKEN = re.compile(r"[^\W_]+")
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
@@ -113,19 +113,23 @@ def bigrams(run: str) -> list[str]:
     return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def split_cjk(token: str) -> Iterable[tuple[str, bool]]:
+    """(piece, is a CJK pair): a run of CJK characters has no spaces between its words, so it
+    is read by its character pairs; the rest of the token as it is."""
+    if token.isascii() or not _CJK.search(token):
+        yield token, False
+        return
+    for piece in re.split(f"({_CJK.pattern})", token):
+        if _CJK.fullmatch(piece):
+            yield from ((pair, True) for pair in bigrams(piece))
+        elif piece:
+            yield piece, False
+
+
 def _tokens(text: str) -> Iterable[tuple[str, bool]]:
     """(token, is a CJK pair) for every word of the lower-cased text."""
     for token in _TOKEN.findall(text.lower()):
-        if token.isascii() or not CJK.search(token):
-            yield token, False
-            continue
-        for piece in re.split(f"({CJK.pattern})", token):
-            if not piece:
-                continue
-            if CJK.fullmatch(piece):
-                yield from ((pair, True) for pair in bigrams(piece))
-            else:
-                yield piece, False
+        yield from split_cjk(token)
 
 
 GENERIC = frozenset(stem(w) for w in _GENERIC_WORDS.split())

@@ -120,7 +120,8 @@ def parts_of(text: str, longest: int) -> list[str]:
 def group_entries(
     sources: list[SummarySource],
     background: Sequence[tuple[str, str]] = (),
-    longest: int = 500,
+    *,
+    longest: int,
 ) -> list[SummaryGroup]:
     """One group per entry, an entry on the topic of an earlier group's lead joined to it
     (module docstring). The measure is verify's own: the lead's words and tags against the
@@ -167,9 +168,9 @@ def summary_pattern(group: SummaryGroup, limits: dict[str, int]) -> dict[str, ob
     lead = group.items[0]
     s = lead.source
     pattern = cut_to(lead.entry.text, limits["pattern"])
-    where = [f"Plan {s.plan}" + (f" ({_label(s)})" if _label(s) else "")]
+    label = _label(s)
     how = ", ".join(x for x in (s.status, s.check) if x)
-    context = where[0] + (f", {how}" if how else "")
+    context = f"Plan {s.plan}" + (f" ({label})" if label else "") + (f", {how}" if how else "")
     if lead.entry.why and lead.entry.why not in pattern:
         context += f"; why: {lead.entry.why.rstrip('.')}"
     if group.reviews:

@@ -202,7 +202,7 @@ class ClaudeHTTP:
                 if "message_start" in seen and on_partial is not None:
                     on_partial(seen["message_start"].message.usage, kwargs)
                 if dog.cancelled:
-                    raise CallCancelled("the call was cancelled by its client") from None
+                    raise CallCancelled() from None
                 if dog.tripped:
                     raise StreamStalled(dog.tripped) from exc
                 broken = _broken_off(exc, received, stall) if "message_start" in seen else None
@@ -210,7 +210,7 @@ class ClaudeHTTP:
                     raise broken from exc
                 raise
             if dog.cancelled:  # the closed stream may simply have ended
-                raise CallCancelled("the call was cancelled by its client")
+                raise CallCancelled()
             if "message_start" not in seen:
                 kind = stream.response.headers.get("content-type") or "no content-type"
                 raise NotAnEventStream(f"not an event stream: {kind}", retryable=False)

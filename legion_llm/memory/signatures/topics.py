@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from legion_llm.memory.terms import CJK, STOP_WORDS, SYNONYMS, bigrams, stem
+from legion_llm.memory.terms import STOP_WORDS, SYNONYMS, split_cjk, stem
 
 _IDENT = re.compile(
     r"`([^`\n]{1,80})`"  # a code span
@@ -37,20 +37,6 @@ def _term(raw: str) -> str:
     return f"n{term}" if term[:1].isdigit() else term
 
 
-def _raw_words(text: str) -> Iterable[tuple[str, bool]]:
-    """(word, is a CJK character pair): a run of CJK characters has no spaces between its words,
-    so it is compared by its character pairs (memory/terms.py does the same)."""
-    for raw in _WORD.findall(text):
-        if raw.isascii() or not CJK.search(raw):
-            yield raw, False
-            continue
-        for piece in re.split(f"({CJK.pattern})", raw):
-            if CJK.fullmatch(piece):
-                yield from ((pair, True) for pair in bigrams(piece))
-            elif piece:
-                yield piece, False
-
-
 def identifiers(text: str) -> list[str]:
     """The specific names in a text, as written: code spans, paths, flags, scripts, file names."""
     found: dict[str, None] = {}  # ordered and de-duplicated in linear time
@@ -65,7 +51,7 @@ def words(text: str) -> list[str]:
     """Stemmed content words (stop words and one-letter words dropped), in order, once each."""
     out: dict[str, None] = {}  # ordered and de-duplicated in linear time
     seen: set[str] = set()  # a word seen before gives the same term: stem it once
-    for raw, pair in _raw_words(text):
+    for raw, pair in (piece for word in _WORD.findall(text) for piece in split_cjk(word)):
         if pair:
             out[raw] = None
             continue
